@@ -1,0 +1,151 @@
+// Package cli is Meridian's command line (Cobra). Viper lives here only: it
+// resolves flags, MERIDIAN_* environment variables, meridian.yaml and
+// defaults into raw values that pkg/config parses and validates. Commands
+// are thin and call the same pkg/bank services as the HTTP handlers.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"meridian/pkg/config"
+	"meridian/pkg/errs"
+)
+
+// Version is set at build time with -ldflags "-X meridian/cli.Version=...".
+var Version = "dev"
+
+// usageError marks a mistake in how a command was called: exit code 2.
+type usageError struct{ error }
+
+// app is the state shared by one run of the command line.
+type app struct {
+	v      *viper.Viper
+	stdout io.Writer
+	stderr io.Writer
+	output string // table or json
+}
+
+// Execute runs the command line and returns the exit code: 0 ok, 1 failure, 2 usage.
+func Execute(args []string, stdout, stderr io.Writer) int {
+	a := &app{v: viper.New(), stdout: stdout, stderr: stderr}
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ue usageError
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") || strings.HasPrefix(err.Error(), "unknown flag") {
+		fmt.Fprintf(stderr, "meridian: %s\nRun 'meridian --help' for usage.\n", err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "meridian: %s\n", message(err))
+	return 1
+}
+
+// message is what a person reads for err: a domain error's sentence, never SQL.
+func message(err error) string {
+	var e *errs.Error
+	if errors.As(err, &e) {
+		if e.Kind == errs.Internal && e.Cause != nil {
+			return e.Message + " (" + e.Cause.Error() + ")"
+		}
+		return e.Message
+	}
+	return err.Error()
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "meridian",
+		Short:         "Meridian: an online bank in one binary",
+		Long:          "Meridian serves the bank's JSON API, WebSocket and web app, and administers it from the terminal.\n\nConfiguration, highest first: flags, MERIDIAN_* environment variables, meridian.yaml, defaults.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.initConfig(cmd)
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	pf := root.PersistentFlags()
+	pf.String("config", "", "configuration file (default: ./meridian.yaml if present)")
+	pf.StringVarP(&a.output, "output", "o", "table", "output format: table or json")
+	for _, k := range config.Keys {
+		pf.String(strings.ReplaceAll(k.Name, "_", "-"), k.Default, k.Usage)
+	}
+	root.AddCommand(a.serveCmd(), a.migrateCmd(), a.userCmd(), a.roleCmd(), a.auditLogCmd(), a.seedCmd(), a.versionCmd())
+	return root
+}
+
+// initConfig wires Viper: flags over MERIDIAN_* over the file over defaults.
+func (a *app) initConfig(cmd *cobra.Command) error {
+	if a.output != "table" && a.output != "json" {
+		return usageError{fmt.Errorf("--output must be table or json, not %q", a.output)}
+	}
+	v := a.v
+	v.SetEnvPrefix("MERIDIAN")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+	for _, k := range config.Keys {
+		v.SetDefault(k.Name, k.Default)
+		if f := cmd.Flags().Lookup(strings.ReplaceAll(k.Name, "_", "-")); f != nil {
+			if err := v.BindPFlag(k.Name, f); err != nil {
+				return err
+			}
+		}
+	}
+	file, _ := cmd.Flags().GetString("config")
+	if file == "" {
+		file = os.Getenv("MERIDIAN_CONFIG")
+	}
+	if file != "" {
+		v.SetConfigFile(file)
+	} else {
+		v.SetConfigName("meridian")
+		v.SetConfigType("yaml")
+		v.AddConfigPath(".")
+	}
+	if err := v.ReadInConfig(); err != nil {
+		var nf viper.ConfigFileNotFoundError
+		if file != "" || !errors.As(err, &nf) {
+			return fmt.Errorf("cannot read configuration file: %w", err)
+		}
+	}
+	return nil
+}
+
+// config returns the validated configuration.
+func (a *app) config() (config.Config, error) {
+	return config.Load(func(key string) string { return a.v.GetString(key) })
+}
+
+// args wraps a positional-argument rule so a violation exits with code 2.
+func args(rule cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, as []string) error {
+		if err := rule(cmd, as); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+}
+
+// flagChanged reports whether a flag was set on the command line.
+func flagChanged(fs *pflag.FlagSet, name string) bool {
+	f := fs.Lookup(name)
+	return f != nil && f.Changed
+}

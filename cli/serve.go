@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"meridian/pkg/bank"
+	"meridian/server"
+)
+
+func (a *app) serveCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the API, the WebSocket and the web app on one port",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			started := time.Now()
+			ctx, cancel := context.WithCancel(cmd.Context())
+			defer cancel()
+			e, err := a.open(ctx, true)
+			if err != nil {
+				return err
+			}
+			defer e.close()
+			if e.cfg.DemoSeed {
+				seeded, err := e.svc.SeedDemo(ctx)
+				if err != nil {
+					return fmt.Errorf("seeding demo data: %w", err)
+				}
+				if seeded {
+					e.log.Info("seeded demo data")
+				}
+			}
+			hub := server.NewHub(e.log)
+			go func() {
+				if err := hub.Listen(ctx, e.dsn); err != nil {
+					e.log.Error("notification listener stopped", "err", err)
+				}
+			}()
+			go e.svc.RunExpiry(ctx, e.cfg.ExpiryInterval, e.log)
+
+			ln, err := net.Listen("tcp", e.cfg.Addr)
+			if err != nil {
+				return fmt.Errorf("cannot listen on %s (addr): %w", e.cfg.Addr, err)
+			}
+			srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version})
+			errc := make(chan error, 1)
+			go func() { errc <- srv.Serve(ln) }()
+
+			a.printBanner(ln.Addr(), e, time.Since(started))
+			select {
+			case <-ctx.Done():
+			case err := <-errc:
+				return err
+			}
+			e.log.Info("shutting down")
+			sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer scancel()
+			if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.Canceled) {
+				e.log.Warn("shutdown", "err", err)
+			}
+			return nil
+		},
+	}
+}
+
+// printBanner tells a person where Meridian runs and how to sign in.
+func (a *app) printBanner(addr net.Addr, e *env, took time.Duration) {
+	host, port, _ := net.SplitHostPort(addr.String())
+	if host == "" || host == "::" || host == "0.0.0.0" {
+		host = "localhost"
+	}
+	url := "http://" + net.JoinHostPort(host, port)
+	db := "PostgreSQL at database_url"
+	if e.cluster != nil {
+		db = "embedded PostgreSQL in " + e.cluster.PGData()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nMeridian is running at %s  (ready in %s, %s)\n", url, took.Round(time.Millisecond), db)
+	if e.cfg.DemoSeed {
+		b.WriteString("Demo sign-ins (email / password):\n")
+		for _, s := range bank.DemoSignIns {
+			fmt.Fprintf(&b, "  %-6s %-22s %s\n", s.Role, s.Email, s.Password)
+		}
+	}
+	b.WriteString("Press Ctrl-C to stop.\n")
+	fmt.Fprint(a.stdout, b.String())
+}

@@ -1,0 +1,15 @@
+DROP FUNCTION IF EXISTS notifications_announce() CASCADE;
+DROP TABLE audit_log;
+DROP FUNCTION audit_log_announce();
+DROP FUNCTION audit_log_refuse_change();
+DROP TABLE idempotency_keys;
+DROP TABLE notifications;
+DROP TABLE money_requests;
+DROP TABLE transactions;
+DROP TABLE accounts;
+DROP TABLE account_types;
+DROP TABLE login_failures;
+DROP TABLE auth_tokens;
+DROP TABLE credentials;
+DROP TABLE users;
+DROP TABLE roles;

@@ -1,0 +1,124 @@
+// Package auth signs and checks Meridian's tokens (HS256 JWTs) and hashes
+// passwords (bcrypt). Whether a token is revoked, and who its user is now,
+// is the bank service's question: it asks the database on every request.
+package auth
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// ErrInvalidToken covers every token that must be refused: malformed,
+// tampered, expired, wrong algorithm.
+var ErrInvalidToken = errors.New("invalid token")
+
+// Tokens issues and verifies signed tokens.
+type Tokens struct {
+	secret []byte
+	ttl    time.Duration
+}
+
+// NewTokens returns a token signer. The secret must be at least 32 bytes.
+func NewTokens(secret []byte, ttl time.Duration) (*Tokens, error) {
+	if len(secret) < 32 {
+		return nil, errors.New("the JWT secret must be at least 32 bytes")
+	}
+	return &Tokens{secret: secret, ttl: ttl}, nil
+}
+
+// Claims are what a token says.
+type Claims struct {
+	UserID    int64
+	ID        string // jti, the row in auth_tokens
+	ExpiresAt time.Time
+}
+
+// Issue signs a new token for userID.
+func (t *Tokens) Issue(userID int64, now time.Time) (string, Claims, error) {
+	c := Claims{UserID: userID, ID: uuid.NewString(), ExpiresAt: now.Add(t.ttl).UTC().Truncate(time.Second)}
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.RegisteredClaims{
+		Subject:   strconv.FormatInt(userID, 10),
+		ID:        c.ID,
+		IssuedAt:  jwt.NewNumericDate(now),
+		ExpiresAt: jwt.NewNumericDate(c.ExpiresAt),
+		Issuer:    "meridian",
+	})
+	s, err := tok.SignedString(t.secret)
+	return s, c, err
+}
+
+// Parse verifies the signature (HS256 only), expiry and shape of a token.
+func (t *Tokens) Parse(s string, now time.Time) (Claims, error) {
+	var rc jwt.RegisteredClaims
+	_, err := jwt.ParseWithClaims(s, &rc, func(*jwt.Token) (any, error) { return t.secret, nil },
+		jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithIssuer("meridian"),
+		jwt.WithTimeFunc(func() time.Time { return now }))
+	if err != nil {
+		return Claims{}, ErrInvalidToken
+	}
+	id, err := strconv.ParseInt(rc.Subject, 10, 64)
+	if err != nil || id <= 0 || uuid.Validate(rc.ID) != nil {
+		return Claims{}, ErrInvalidToken
+	}
+	return Claims{UserID: id, ID: rc.ID, ExpiresAt: rc.ExpiresAt.Time}, nil
+}
+
+// HashPassword hashes a password with bcrypt.
+func HashPassword(password string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	return string(h), err
+}
+
+// CheckPassword reports whether password matches hash.
+func CheckPassword(hash, password string) bool {
+	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
+}
+
+// dummyHash is compared against when an email is unknown, so a wrong email
+// and a wrong password take the same time.
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("meridian-timing-equaliser"), bcrypt.DefaultCost)
+
+// CheckNothing spends the time of one password check.
+func CheckNothing(password string) { _ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password)) }
+
+// LoadOrCreateSecret returns the secret kept in dir/jwt_secret, creating it
+// (32 random bytes, hex, mode 0600) the first time.
+func LoadOrCreateSecret(dir string) ([]byte, error) {
+	path := filepath.Join(dir, "jwt_secret")
+	if b, err := os.ReadFile(path); err == nil {
+		if len(b) < 32 {
+			return nil, fmt.Errorf("%s is shorter than 32 bytes; delete it to have a new one generated", path)
+		}
+		return b, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return nil, err
+	}
+	secret := []byte(hex.EncodeToString(raw))
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) { // another process made it first
+		return os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(secret); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return secret, f.Close()
+}

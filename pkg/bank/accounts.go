@@ -1,0 +1,271 @@
+package bank
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"meridian/pkg/errs"
+	"meridian/pkg/money"
+)
+
+// Account is a customer's account; Name is the holder's full name.
+type Account struct {
+	ID            int64        `json:"id" db:"id"`
+	Name          string       `json:"name" db:"name"`
+	AccountNumber string       `json:"account_number" db:"account_number"`
+	AccountTypeID int          `json:"account_type_id" db:"account_type_id"`
+	TypeName      string       `json:"type_name" db:"type_name"`
+	Balance       money.Amount `json:"balance" db:"balance"`
+	Currency      string       `json:"currency" db:"currency"`
+	CreatedAt     time.Time    `json:"created_at" db:"created_at"`
+	UserID        int64        `json:"user_id" db:"user_id"`
+}
+
+// AccountType is a kind of account in one currency.
+type AccountType struct {
+	ID       int    `json:"id" db:"id"`
+	TypeName string `json:"type_name" db:"type_name"`
+	Currency string `json:"currency" db:"currency"`
+}
+
+// AccountInput is the body of account create and update.
+type AccountInput struct {
+	AccountNumber string       `json:"account_number"`
+	Balance       money.Amount `json:"balance"`
+	AccountTypeID int          `json:"account_type_id"`
+	UserID        *int64       `json:"user_id"`
+}
+
+const accountColumns = `a.id, u.full_name AS name, a.account_number, a.account_type_id, t.type_name, a.balance, a.currency, a.created_at, a.user_id
+	FROM accounts a JOIN users u ON u.id = a.user_id JOIN account_types t ON t.id = a.account_type_id`
+
+var accountNumberPattern = regexp.MustCompile(`^[A-Za-z0-9]{6,34}$`)
+
+// AccountTypes lists the kinds of account a customer can open.
+func (s *Service) AccountTypes(ctx context.Context) ([]AccountType, error) {
+	types := []AccountType{}
+	err := s.db.SelectContext(ctx, &types, `SELECT id, type_name, currency FROM account_types ORDER BY id`)
+	return types, errs.Wrap(err, "account types")
+}
+
+func (s *Service) validateAccount(ctx context.Context, q sqlx.QueryerContext, in *AccountInput) (AccountType, error) {
+	in.AccountNumber = strings.TrimSpace(in.AccountNumber)
+	if in.AccountNumber == "" {
+		return AccountType{}, errs.Field("account_number", "Account number is required")
+	}
+	if !accountNumberPattern.MatchString(in.AccountNumber) {
+		return AccountType{}, errs.Field("account_number", "Account number must be 6 to 34 letters or digits")
+	}
+	if in.Balance < 0 {
+		return AccountType{}, errs.Field("balance", "Balance cannot be negative")
+	}
+	if in.Balance > s.settings.MaxAmount {
+		return AccountType{}, errs.Field("balance", fmt.Sprintf("Balance must not exceed %s", s.settings.MaxAmount.USD()))
+	}
+	if in.AccountTypeID == 0 {
+		return AccountType{}, errs.Field("account_type_id", "Account type is required")
+	}
+	var t AccountType
+	err := sqlx.GetContext(ctx, q, &t, `SELECT id, type_name, currency FROM account_types WHERE id = $1`, in.AccountTypeID)
+	if notFound(err) {
+		return t, errs.Field("account_type_id", "Unknown account type")
+	}
+	return t, errs.Wrap(err, "account type")
+}
+
+var errNumberTaken = errs.E(errs.Conflict, "account_number_taken", "Account number already exists")
+
+// ledger writes one ledger row for account acct (owned by userID).
+func ledger(ctx context.Context, tx *sqlx.Tx, acct, userID int64, typ, kind string, amount money.Amount, from, to int64, desc string) (int64, error) {
+	var id int64
+	err := tx.GetContext(ctx, &id, `
+		INSERT INTO transactions (account_id, user_id, transaction_type, kind, amount, from_account_id, to_account_id, description)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`, acct, userID, typ, kind, amount, from, to, desc)
+	return id, errs.Wrap(err, "ledger")
+}
+
+// CreateAccount opens an account for the actor. A positive opening balance
+// is written to the ledger as a CREDIT "Opening balance".
+func (s *Service) CreateAccount(ctx context.Context, a Actor, in AccountInput) (Account, error) {
+	if err := requireCustomer(a); err != nil {
+		return Account{}, err
+	}
+	if err := checkUserID(a, in.UserID); err != nil {
+		return Account{}, err
+	}
+	var out Account
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		t, err := s.validateAccount(ctx, tx, &in)
+		if err != nil {
+			return err
+		}
+		var id int64
+		err = tx.GetContext(ctx, &id, `
+			INSERT INTO accounts (user_id, account_number, account_type_id, currency, balance)
+			VALUES ($1, $2, $3, $4, $5) RETURNING id`, a.UserID, in.AccountNumber, t.ID, t.Currency, in.Balance)
+		if isUniqueViolation(err, "accounts_account_number_key") {
+			return errNumberTaken
+		}
+		if err != nil {
+			return errs.Wrap(err, "insert account")
+		}
+		if in.Balance > 0 {
+			if _, err := ledger(ctx, tx, id, a.UserID, "CREDIT", "opening", in.Balance, id, id, "Opening balance"); err != nil {
+				return err
+			}
+		}
+		if err := audit(ctx, tx, a, AuditEntry{Action: "ACCOUNT_CREATE", Table: "accounts", AccountNumber: in.AccountNumber,
+			Description: fmt.Sprintf("Opened %s account %s with %s", t.TypeName, in.AccountNumber, in.Balance.String())}); err != nil {
+			return err
+		}
+		return tx.GetContext(ctx, &out, `SELECT `+accountColumns+` WHERE a.id = $1`, id)
+	})
+	return out, err
+}
+
+// ListAccounts returns the actor's open accounts. pathUserID, when given,
+// must be the actor's own id.
+func (s *Service) ListAccounts(ctx context.Context, a Actor, pathUserID *int64) ([]Account, error) {
+	if err := requireCustomer(a); err != nil {
+		return nil, err
+	}
+	if err := checkUserID(a, pathUserID); err != nil {
+		return nil, err
+	}
+	out := []Account{}
+	err := s.db.SelectContext(ctx, &out, `SELECT `+accountColumns+` WHERE a.user_id = $1 AND a.closed_at IS NULL ORDER BY a.id DESC`, a.UserID)
+	return out, errs.Wrap(err, "list accounts")
+}
+
+// AllAccounts returns every open account of every customer, as one snapshot.
+func (s *Service) AllAccounts(ctx context.Context, a Actor) ([]Account, error) {
+	if err := requireAdmin(a); err != nil {
+		return nil, err
+	}
+	out := []Account{}
+	err := s.db.SelectContext(ctx, &out, `SELECT `+accountColumns+` WHERE a.closed_at IS NULL ORDER BY a.id DESC`)
+	return out, errs.Wrap(err, "all accounts")
+}
+
+// lockOwnAccount locks one of the actor's open accounts by id; anything
+// else (missing, closed, someone else's) is "Account not found".
+func lockOwnAccount(ctx context.Context, tx *sqlx.Tx, a Actor, id int64) (Account, error) {
+	var acc Account
+	err := tx.GetContext(ctx, &acc, `SELECT `+accountColumns+` WHERE a.id = $1 AND a.user_id = $2 AND a.closed_at IS NULL FOR UPDATE OF a`, id, a.UserID)
+	if notFound(err) {
+		return acc, errs.ErrAccountNotFound
+	}
+	return acc, errs.Wrap(err, "lock account")
+}
+
+// UpdateAccount changes an account's number, type or balance. A changed
+// balance is written to the ledger as a "Balance adjustment", so the balance
+// always equals the sum of its ledger rows. The currency cannot change.
+func (s *Service) UpdateAccount(ctx context.Context, a Actor, id int64, in AccountInput) (Account, error) {
+	if err := requireCustomer(a); err != nil {
+		return Account{}, err
+	}
+	if err := checkUserID(a, in.UserID); err != nil {
+		return Account{}, err
+	}
+	var out Account
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		acc, err := lockOwnAccount(ctx, tx, a, id)
+		if err != nil {
+			return err
+		}
+		t, err := s.validateAccount(ctx, tx, &in)
+		if err != nil {
+			return err
+		}
+		if t.Currency != acc.Currency {
+			return errs.E(errs.Unprocessable, "currency_change", "An account's currency cannot be changed; open a new account instead")
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE accounts SET account_number = $2, account_type_id = $3, balance = $4 WHERE id = $1`,
+			id, in.AccountNumber, t.ID, in.Balance)
+		if isUniqueViolation(err, "accounts_account_number_key") {
+			return errNumberTaken
+		}
+		if err != nil {
+			return errs.Wrap(err, "update account")
+		}
+		if diff := in.Balance - acc.Balance; diff != 0 {
+			typ := "CREDIT"
+			if diff < 0 {
+				typ, diff = "DEBIT", -diff
+			}
+			if _, err := ledger(ctx, tx, id, a.UserID, typ, "adjustment", diff, id, id, "Balance adjustment"); err != nil {
+				return err
+			}
+		}
+		if err := audit(ctx, tx, a, AuditEntry{Action: "ACCOUNT_UPDATE", Table: "accounts", AccountNumber: in.AccountNumber,
+			Description: fmt.Sprintf("Updated account %s: number %s, type %s, balance %s -> %s", acc.AccountNumber, in.AccountNumber, t.TypeName, acc.Balance, in.Balance)}); err != nil {
+			return err
+		}
+		return tx.GetContext(ctx, &out, `SELECT `+accountColumns+` WHERE a.id = $1`, id)
+	})
+	return out, err
+}
+
+// CloseAccount closes an account with a zero balance and no pending
+// requests. Its history stays; a closed account can neither send nor receive.
+func (s *Service) CloseAccount(ctx context.Context, a Actor, id int64) error {
+	if err := requireCustomer(a); err != nil {
+		return err
+	}
+	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+		acc, err := lockOwnAccount(ctx, tx, a, id)
+		if err != nil {
+			return err
+		}
+		if acc.Balance != 0 {
+			return errs.E(errs.Unprocessable, "balance_not_zero", "Account balance must be zero to close it")
+		}
+		var pending int
+		if err := tx.GetContext(ctx, &pending, `SELECT count(*) FROM money_requests
+			WHERE status = 'PENDING' AND (requester_account_id = $1 OR recipient_account_id = $1)`, id); err != nil {
+			return errs.Wrap(err, "pending requests")
+		}
+		if pending > 0 {
+			return errs.E(errs.Unprocessable, "pending_requests", "Account has pending money requests; answer or wait for them before closing it")
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET closed_at = now() WHERE id = $1`, id); err != nil {
+			return errs.Wrap(err, "close account")
+		}
+		return audit(ctx, tx, a, AuditEntry{Action: "ACCOUNT_CLOSE", Table: "accounts", AccountNumber: acc.AccountNumber,
+			Description: "Closed account " + acc.AccountNumber})
+	})
+}
+
+// AccountLookup is what a customer may learn about another's account.
+type AccountLookup struct {
+	FullName      string `json:"full_name" db:"full_name"`
+	AccountNumber string `json:"account_number" db:"account_number"`
+}
+
+// LookupAccount tells the holder's name of an open account number. It is
+// rate limited per user, against enumeration.
+func (s *Service) LookupAccount(ctx context.Context, a Actor, number string) (AccountLookup, error) {
+	if err := requireCustomer(a); err != nil {
+		return AccountLookup{}, err
+	}
+	number = strings.TrimSpace(number)
+	if number == "" {
+		return AccountLookup{}, errs.Field("account_number", "account_number is required")
+	}
+	if !s.lookups.Allow(fmt.Sprint(a.UserID), s.now()) {
+		return AccountLookup{}, errs.E(errs.RateLimited, "too_many_lookups", "Too many account lookups; wait a minute and try again")
+	}
+	var out AccountLookup
+	err := s.db.GetContext(ctx, &out, `SELECT u.full_name, a.account_number FROM accounts a JOIN users u ON u.id = a.user_id
+		WHERE a.account_number = $1 AND a.closed_at IS NULL`, number)
+	if notFound(err) {
+		return out, errs.ErrAccountNotFound
+	}
+	return out, errs.Wrap(err, "lookup")
+}

@@ -1,0 +1,233 @@
+package bank
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"meridian/pkg/errs"
+)
+
+// AdminUserRow is a user as the admin screens list them.
+type AdminUserRow struct {
+	ID      int64     `json:"id" db:"id"`
+	Name    string    `json:"name" db:"full_name"`
+	Email   string    `json:"email" db:"email"`
+	Phone   string    `json:"phone" db:"phone_number"`
+	Role    string    `json:"role" db:"role"`
+	Status  bool      `json:"status" db:"is_active"`
+	Created time.Time `json:"created" db:"created_at"`
+}
+
+// ListUsers returns every user, newest first.
+func (s *Service) ListUsers(ctx context.Context, a Actor) ([]AdminUserRow, error) {
+	if err := requireAdmin(a); err != nil {
+		return nil, err
+	}
+	rows := []AdminUserRow{}
+	err := s.db.SelectContext(ctx, &rows, `SELECT `+userColumns+` `+userFrom+` ORDER BY u.id DESC`)
+	return rows, errs.Wrap(err, "list users")
+}
+
+// FindUser resolves a user by id or email (for the CLI).
+func (s *Service) FindUser(ctx context.Context, ref string) (User, error) {
+	ref = strings.TrimSpace(ref)
+	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
+		return s.getUser(ctx, s.db, id)
+	}
+	var u User
+	err := s.db.GetContext(ctx, &u, `SELECT `+userColumns+` `+userFrom+` WHERE lower(u.email) = lower($1)`, ref)
+	if notFound(err) {
+		return u, errs.E(errs.NotFound, "user_not_found", fmt.Sprintf("No user with id or email %q", ref))
+	}
+	return u, errs.Wrap(err, "find user")
+}
+
+func adminRow(u User) AdminUserRow {
+	return AdminUserRow{ID: u.ID, Name: u.FullName, Email: u.Email, Phone: u.PhoneNumber, Role: u.Role, Status: u.IsActive, Created: u.CreatedAt}
+}
+
+// lockTarget locks the active admins (so two admins cannot demote each other
+// at once and leave none) and the target user, and returns the target.
+func lockTarget(ctx context.Context, tx *sqlx.Tx, userID int64) (User, int, error) {
+	var admins []int64
+	if err := tx.SelectContext(ctx, &admins, `SELECT id FROM users WHERE role_id = 2 AND is_active ORDER BY id FOR UPDATE`); err != nil {
+		return User{}, 0, errs.Wrap(err, "lock admins")
+	}
+	var u User
+	err := tx.GetContext(ctx, &u, `SELECT `+userColumns+` `+userFrom+` WHERE u.id = $1 FOR UPDATE OF u`, userID)
+	if notFound(err) {
+		return u, 0, errs.E(errs.NotFound, "user_not_found", "User not found")
+	}
+	return u, len(admins), errs.Wrap(err, "lock user")
+}
+
+// SetUserActive activates or deactivates a user. An admin cannot deactivate
+// themself, and the last active admin cannot be deactivated.
+func (s *Service) SetUserActive(ctx context.Context, a Actor, userID int64, active bool) (AdminUserRow, error) {
+	if err := requireAdmin(a); err != nil {
+		return AdminUserRow{}, err
+	}
+	if !active && !a.CLI && userID == a.UserID {
+		return AdminUserRow{}, errs.E(errs.Unprocessable, "self_deactivation", "You cannot deactivate yourself")
+	}
+	var out User
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		u, admins, err := lockTarget(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		if !active && u.Role == RoleAdmin && u.IsActive && admins <= 1 {
+			return errs.E(errs.Unprocessable, "last_admin", "This would leave no active administrator")
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE users SET is_active = $2 WHERE id = $1`, userID, active); err != nil {
+			return errs.Wrap(err, "set active")
+		}
+		verb := "Deactivated"
+		if active {
+			verb = "Activated"
+		}
+		if err := audit(ctx, tx, a, AuditEntry{Action: "USER_STATUS", Table: "users", Description: fmt.Sprintf("%s user %s (id %d)", verb, u.Email, u.ID)}); err != nil {
+			return err
+		}
+		u.IsActive = active
+		out = u
+		return nil
+	})
+	return adminRow(out), err
+}
+
+// AssignRole gives a user exactly one role. It refuses to leave no active admin.
+func (s *Service) AssignRole(ctx context.Context, a Actor, userID int64, roles []string) (AdminUserRow, error) {
+	if err := requireAdmin(a); err != nil {
+		return AdminUserRow{}, err
+	}
+	if userID <= 0 {
+		return AdminUserRow{}, errs.Field("user_id", "user_id is required")
+	}
+	if len(roles) != 1 || (roles[0] != RoleAdmin && roles[0] != RoleUser) {
+		return AdminUserRow{}, errs.Field("roles", "roles must hold exactly one role, Admin or User")
+	}
+	role := roles[0]
+	var out User
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		u, admins, err := lockTarget(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		if role == RoleUser && u.Role == RoleAdmin && u.IsActive && admins <= 1 {
+			return errs.E(errs.Unprocessable, "last_admin", "This would leave no active administrator")
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE users SET role_id = (SELECT id FROM roles WHERE name = $2) WHERE id = $1`, userID, role); err != nil {
+			return errs.Wrap(err, "assign role")
+		}
+		if err := audit(ctx, tx, a, AuditEntry{Action: "ROLE_ASSIGN", Table: "users", Description: fmt.Sprintf("Assigned role %s to %s (id %d), was %s", role, u.Email, u.ID, u.Role)}); err != nil {
+			return err
+		}
+		u.Role = role
+		out = u
+		return nil
+	})
+	return adminRow(out), err
+}
+
+// AuditRow is one audit log entry as the API shows it.
+type AuditRow struct {
+	ID              int64     `json:"id" db:"id"`
+	FullName        string    `json:"FullName" db:"full_name"`
+	AccountNumber   *string   `json:"AccountNumber" db:"account_number"`
+	ActionType      string    `json:"ActionType" db:"action_type"`
+	TableName       string    `json:"TableName" db:"table_name"`
+	Description     string    `json:"Description" db:"description"`
+	ActionTimestamp time.Time `json:"ActionTimestamp" db:"created_at"`
+}
+
+// Page asks for one page of a newest-first list.
+type Page struct {
+	Limit  int
+	Before string // opaque cursor from the previous page's next_cursor
+}
+
+const (
+	defaultLimit = 100
+	maxLimit     = 1000
+)
+
+// EncodeCursor makes an opaque cursor of a row id.
+func EncodeCursor(id int64) *string {
+	c := base64.RawURLEncoding.EncodeToString([]byte("id:" + strconv.FormatInt(id, 10)))
+	return &c
+}
+
+// decode returns the limit and the id to page before (0: from the newest).
+func (p Page) decode() (int, int64, error) {
+	limit := p.Limit
+	if limit == 0 {
+		limit = defaultLimit
+	}
+	if limit < 1 || limit > maxLimit {
+		return 0, 0, errs.Field("limit", fmt.Sprintf("limit must be between 1 and %d", maxLimit))
+	}
+	if p.Before == "" {
+		return limit, 0, nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(p.Before)
+	id, err2 := strconv.ParseInt(strings.TrimPrefix(string(raw), "id:"), 10, 64)
+	if err != nil || err2 != nil || !strings.HasPrefix(string(raw), "id:") || id <= 0 {
+		return 0, 0, errs.Field("before", "before is not a cursor this server gave out")
+	}
+	return limit, id, nil
+}
+
+// ParseLimit reads a limit query value ("" means the default).
+func ParseLimit(v string) (int, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > maxLimit {
+		return 0, errs.Field("limit", fmt.Sprintf("limit must be between 1 and %d", maxLimit))
+	}
+	return n, nil
+}
+
+// AuditLogs returns a page of the audit log, newest first.
+func (s *Service) AuditLogs(ctx context.Context, a Actor, p Page) ([]AuditRow, *string, error) {
+	if err := requireAdmin(a); err != nil {
+		return nil, nil, err
+	}
+	limit, before, err := p.decode()
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.auditPage(ctx, limit, before)
+}
+
+// AuditSince returns audit rows newer than afterID, oldest first (for tail -f).
+func (s *Service) AuditSince(ctx context.Context, afterID int64) ([]AuditRow, error) {
+	rows := []AuditRow{}
+	err := s.db.SelectContext(ctx, &rows, `SELECT `+auditColumns+` WHERE l.id > $1 ORDER BY l.id LIMIT 1000`, afterID)
+	return rows, errs.Wrap(err, "audit since")
+}
+
+const auditColumns = `l.id, COALESCE(u.full_name, 'System') AS full_name, l.account_number, l.action_type, l.table_name, l.description, l.created_at
+	FROM audit_log l LEFT JOIN users u ON u.id = l.actor_user_id`
+
+func (s *Service) auditPage(ctx context.Context, limit int, before int64) ([]AuditRow, *string, error) {
+	rows := []AuditRow{}
+	err := s.db.SelectContext(ctx, &rows, `SELECT `+auditColumns+` WHERE ($1 = 0 OR l.id < $1) ORDER BY l.id DESC LIMIT $2`, before, limit+1)
+	if err != nil {
+		return nil, nil, errs.Wrap(err, "audit logs")
+	}
+	var next *string
+	if len(rows) > limit {
+		rows = rows[:limit]
+		next = EncodeCursor(rows[limit-1].ID)
+	}
+	return rows, next, nil
+}

@@ -1,0 +1,141 @@
+package bank
+
+import (
+	"testing"
+
+	"meridian/pkg/errs"
+)
+
+func TestAdminOnly(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	c := newCustomer(t, s, "Carl Cust")
+	_, err := s.ListUsers(ctx, c)
+	wantKind(t, err, errs.Forbidden, "admin_only")
+	_, err = s.SetUserActive(ctx, c, c.UserID, false)
+	wantKind(t, err, errs.Forbidden, "admin_only")
+	_, err = s.AssignRole(ctx, c, c.UserID, []string{RoleAdmin})
+	wantKind(t, err, errs.Forbidden, "admin_only")
+	_, _, err = s.AuditLogs(ctx, c, Page{})
+	wantKind(t, err, errs.Forbidden, "admin_only")
+	_, err = s.AllAccounts(ctx, c)
+	wantKind(t, err, errs.Forbidden, "admin_only")
+	if me, _ := s.Me(ctx, c); me.Role != RoleUser {
+		t.Fatal("a refused role change changed the role")
+	}
+}
+
+func TestUserStatus(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	adm := newAdmin(t, s)
+	c := newCustomer(t, s, "Dora Deer")
+
+	rows, err := s.ListUsers(ctx, adm)
+	if err != nil || len(rows) != 2 || rows[0].ID != c.UserID || rows[0].Name != "Dora Deer" || !rows[0].Status {
+		t.Fatalf("list: %+v %v", rows, err)
+	}
+	row, err := s.SetUserActive(ctx, adm, c.UserID, false)
+	if err != nil || row.Status {
+		t.Fatalf("deactivate: %+v %v", row, err)
+	}
+	_, err = s.Authenticate(ctx, "x")
+	wantKind(t, err, errs.Unauthorized, "")
+	_, err = s.SetUserActive(ctx, adm, adm.UserID, false)
+	wantKind(t, err, errs.Unprocessable, "self_deactivation")
+	_, err = s.SetUserActive(ctx, adm, 99999, true)
+	wantKind(t, err, errs.NotFound, "user_not_found")
+	// The last active admin cannot be deactivated, even from the CLI.
+	_, err = s.SetUserActive(ctx, CLIActor, adm.UserID, false)
+	wantKind(t, err, errs.Unprocessable, "last_admin")
+	if n := auditCount(t, s, "USER_STATUS"); n != 1 {
+		t.Fatalf("USER_STATUS rows %d", n)
+	}
+	if _, err := s.SetUserActive(ctx, CLIActor, c.UserID, true); err != nil {
+		t.Fatal(err)
+	}
+	var desc string
+	s.db.Get(&desc, `SELECT description FROM audit_log WHERE action_type = 'USER_STATUS' ORDER BY id DESC LIMIT 1`)
+	if desc == "" || desc[len(desc)-len("(via CLI)"):] != "(via CLI)" {
+		t.Fatalf("CLI action not marked in the audit log: %q", desc)
+	}
+}
+
+func TestAssignRole(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	adm := newAdmin(t, s)
+	c := newCustomer(t, s, "Eli Fox")
+	for _, roles := range [][]string{nil, {}, {"Root"}, {RoleAdmin, RoleUser}, {"admin"}} {
+		_, err := s.AssignRole(ctx, adm, c.UserID, roles)
+		wantKind(t, err, errs.Invalid, "")
+	}
+	row, err := s.AssignRole(ctx, adm, c.UserID, []string{RoleAdmin})
+	if err != nil || row.Role != RoleAdmin {
+		t.Fatalf("assign: %+v %v", row, err)
+	}
+	// Two admins now: one may step down, but the last one may not.
+	if _, err := s.AssignRole(ctx, adm, adm.UserID, []string{RoleUser}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.AssignRole(ctx, CLIActor, c.UserID, []string{RoleUser})
+	wantKind(t, err, errs.Unprocessable, "last_admin")
+	if n := auditCount(t, s, "ROLE_ASSIGN"); n != 2 {
+		t.Fatalf("ROLE_ASSIGN rows %d", n)
+	}
+	_, err = s.AssignRole(ctx, CLIActor, 424242, []string{RoleUser})
+	wantKind(t, err, errs.NotFound, "")
+}
+
+func TestAuditLogPagingAndAppendOnly(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	adm := newAdmin(t, s)
+	for i := 0; i < 5; i++ {
+		newCustomer(t, s, "Page Person")
+	}
+	var total int
+	s.db.Get(&total, `SELECT count(*) FROM audit_log`)
+	seen := map[int64]bool{}
+	var before string
+	for pages := 0; ; pages++ {
+		rows, next, err := s.AuditLogs(ctx, adm, Page{Limit: 3, Before: before})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range rows {
+			if seen[r.ID] || (i > 0 && r.ID > rows[i-1].ID) {
+				t.Fatalf("page order broken at %d", r.ID)
+			}
+			seen[r.ID] = true
+		}
+		if next == nil {
+			break
+		}
+		before = *next
+		if pages > 20 {
+			t.Fatal("paging does not end")
+		}
+	}
+	if len(seen) != total {
+		t.Fatalf("paged %d of %d rows", len(seen), total)
+	}
+	rows, _, _ := s.AuditLogs(ctx, adm, Page{Limit: 1})
+	if rows[0].FullName == "" || rows[0].ActionType != "LOGIN" {
+		t.Fatalf("newest row: %+v", rows[0])
+	}
+	for _, bad := range []Page{{Limit: -1}, {Limit: 1001}, {Before: "not-a-cursor"}, {Before: "aWQ6LTE"}} {
+		_, _, err := s.AuditLogs(ctx, adm, bad)
+		wantKind(t, err, errs.Invalid, "")
+	}
+	for _, q := range []string{`UPDATE audit_log SET description = 'x'`, `DELETE FROM audit_log`, `TRUNCATE audit_log`} {
+		if _, err := s.db.Exec(q); err == nil {
+			t.Fatalf("%s was allowed", q)
+		}
+	}
+	var after int
+	s.db.Get(&after, `SELECT count(*) FROM audit_log WHERE description <> 'x'`)
+	if after != total {
+		t.Fatal("audit log changed")
+	}
+}

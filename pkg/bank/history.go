@@ -1,0 +1,101 @@
+package bank
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"meridian/pkg/errs"
+)
+
+// HistoryQuery selects a page of ledger rows. AccountNumber narrows it to
+// one account; Type is "", "DEBIT" or "CREDIT" (any case). UserID, when
+// sent by a client, must be the caller's own id.
+type HistoryQuery struct {
+	UserID        *int64
+	AccountNumber string
+	Type          string
+	Page          Page
+}
+
+// normalize checks the type and the page; it returns the limit and cursor id.
+func (q *HistoryQuery) normalize() (int, int64, error) {
+	q.Type = strings.ToUpper(strings.TrimSpace(q.Type))
+	if q.Type != "" && q.Type != "DEBIT" && q.Type != "CREDIT" {
+		return 0, 0, errs.Field("transaction_type", "transaction_type must be DEBIT or CREDIT")
+	}
+	q.AccountNumber = strings.TrimSpace(q.AccountNumber)
+	return q.Page.decode()
+}
+
+// History returns the caller's ledger rows (all their accounts, or one of
+// them), newest first, and the cursor of the next page (nil at the end).
+// Another customer's account number answers 404, as a missing one does.
+func (s *Service) History(ctx context.Context, a Actor, q HistoryQuery) ([]Transaction, *string, error) {
+	if err := requireCustomer(a); err != nil {
+		return nil, nil, err
+	}
+	if err := checkUserID(a, q.UserID); err != nil {
+		return nil, nil, err
+	}
+	return s.history(ctx, a.UserID, q)
+}
+
+// AdminHistory is History over every customer's ledger.
+func (s *Service) AdminHistory(ctx context.Context, a Actor, q HistoryQuery) ([]Transaction, *string, error) {
+	if err := requireAdmin(a); err != nil {
+		return nil, nil, err
+	}
+	return s.history(ctx, 0, q)
+}
+
+// history pages the ledger of owner (0: everyone). Each filter narrows the
+// WHERE clause, so the planner walks transactions_account_idx or
+// transactions_user_idx (both (…, id DESC)) from the cursor and stops after
+// limit+1 rows, however long the ledger.
+func (s *Service) history(ctx context.Context, owner int64, q HistoryQuery) ([]Transaction, *string, error) {
+	limit, before, err := q.normalize()
+	if err != nil {
+		return nil, nil, err
+	}
+	var where []string
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if q.AccountNumber != "" {
+		var acct int64
+		err := s.db.GetContext(ctx, &acct, `SELECT id FROM accounts WHERE account_number = $1 AND ($2::bigint = 0 OR user_id = $2)`, q.AccountNumber, owner)
+		if notFound(err) {
+			return nil, nil, errs.ErrAccountNotFound
+		}
+		if err != nil {
+			return nil, nil, errs.Wrap(err, "history account")
+		}
+		where = append(where, "t.account_id = "+arg(acct))
+	} else if owner != 0 {
+		where = append(where, "t.user_id = "+arg(owner))
+	}
+	if q.Type != "" {
+		where = append(where, "t.transaction_type = "+arg(q.Type))
+	}
+	if before > 0 {
+		where = append(where, "t.id < "+arg(before))
+	}
+	query := `SELECT ` + transactionColumns
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	query += ` ORDER BY t.id DESC LIMIT ` + arg(limit+1)
+	rows := []Transaction{}
+	if err := s.db.SelectContext(ctx, &rows, query, args...); err != nil {
+		return nil, nil, errs.Wrap(err, "history")
+	}
+	var next *string
+	if len(rows) > limit {
+		rows = rows[:limit]
+		next = EncodeCursor(rows[limit-1].ID)
+	}
+	return rows, next, nil
+}

@@ -1,0 +1,328 @@
+package bank
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"meridian/pkg/auth"
+	"meridian/pkg/errs"
+	"meridian/pkg/money"
+)
+
+// DemoSignIns are the demo users SeedDemo creates, for printing.
+var DemoSignIns = []struct{ Email, Password, Role string }{
+	{"admin@meridian.test", "admin12345", RoleAdmin},
+	{"alice@meridian.test", "alice12345", RoleUser},
+	{"bob@meridian.test", "bob12345", RoleUser},
+}
+
+// seedLock is the advisory lock key held while seeding, so several
+// instances starting at once on an empty database seed it once.
+const seedLock = 7_422_002
+
+// demoUser is one demo user and when they joined (months before now).
+type demoUser struct {
+	name, email, password, phone, role string
+	joined                             int
+}
+
+var demoUsers = []demoUser{
+	{"Ada Admin", "admin@meridian.test", "admin12345", "+1 555 0100", RoleAdmin, 7},
+	{"Alice Smith", "alice@meridian.test", "alice12345", "+1 555 0101", RoleUser, 6},
+	{"Bob Jones", "bob@meridian.test", "bob12345", "+1 555 0102", RoleUser, 5},
+}
+
+// demoAccount is an account of a demo customer (index into demoUsers).
+type demoAccount struct {
+	user    int
+	number  string
+	typeID  int
+	balance money.Amount
+}
+
+var demoAccounts = []demoAccount{
+	{1, "100200300", 1, 5_000_00},
+	{1, "100200301", 2, 12_000_00},
+	{2, "200300400", 1, 3_000_00},
+}
+
+// demoTransfer is a transfer between demo accounts, back-dated by months and days.
+type demoTransfer struct {
+	user         int
+	from, to     string
+	amount       money.Amount
+	desc         string
+	months, days int
+}
+
+var demoTransfers = []demoTransfer{
+	{1, "100200300", "200300400", 120_00, "Dinner", 4, 20},
+	{2, "200300400", "100200300", 45_50, "Concert tickets", 4, 2},
+	{1, "100200300", "200300400", 800_00, "Rent share", 3, 15},
+	{1, "100200301", "200300400", 250_00, "Birthday gift", 3, 1},
+	{2, "200300400", "100200300", 60_00, "Groceries", 2, 10},
+	{1, "100200300", "200300400", 800_00, "Rent share", 2, 0},
+	{2, "200300400", "100200300", 150_00, "Utilities", 1, 12},
+	{1, "100200300", "200300400", 35_25, "Coffee", 0, 5},
+	{2, "200300400", "100200300", 19_99, "Book", 0, 1},
+}
+
+// SeedDemo fills an empty database with demo data: an admin, two customers
+// with accounts, transfers spread over the last months, money requests
+// (one pending for Alice) and their notifications. It goes through the same
+// service functions as the API, so everything is audited. With any user in
+// the database it does nothing and reports false.
+func (s *Service) SeedDemo(ctx context.Context) (created bool, err error) {
+	conn, err := s.db.Connx(ctx)
+	if err != nil {
+		return false, errs.Wrap(err, "seed connection")
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, seedLock); err != nil {
+		return false, errs.Wrap(err, "seed lock")
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, seedLock)
+
+	var exists bool
+	if err := conn.GetContext(ctx, &exists, `SELECT EXISTS (SELECT 1 FROM users)`); err != nil {
+		return false, errs.Wrap(err, "seed check")
+	}
+	if exists {
+		return false, nil
+	}
+	now := s.now()
+	ago := func(months, days int) time.Time { return now.AddDate(0, -months, -days) }
+
+	actors := make([]Actor, len(demoUsers))
+	for i, d := range demoUsers {
+		u, err := s.Register(ctx, CLIActor, RegisterInput{FullName: d.name, Email: d.email, PhoneNumber: d.phone, Password: d.password, Role: d.role})
+		if err != nil {
+			return false, err
+		}
+		actors[i] = Actor{UserID: u.ID, Role: u.Role, FullName: u.FullName}
+		if _, err := s.db.ExecContext(ctx, `UPDATE users SET created_at = $2 WHERE id = $1`, u.ID, ago(d.joined, 0)); err != nil {
+			return false, errs.Wrap(err, "seed backdate user")
+		}
+	}
+	for _, d := range demoAccounts {
+		acc, err := s.CreateAccount(ctx, actors[d.user], AccountInput{AccountNumber: d.number, Balance: d.balance, AccountTypeID: d.typeID})
+		if err != nil {
+			return false, err
+		}
+		opened := ago(demoUsers[d.user].joined, -1)
+		if _, err := s.db.ExecContext(ctx, `UPDATE accounts SET created_at = $2 WHERE id = $1`, acc.ID, opened); err != nil {
+			return false, errs.Wrap(err, "seed backdate account")
+		}
+		if _, err := s.db.ExecContext(ctx, `UPDATE transactions SET created_at = $2 WHERE account_id = $1 AND kind = 'opening'`, acc.ID, opened); err != nil {
+			return false, errs.Wrap(err, "seed backdate opening")
+		}
+	}
+	for _, d := range demoTransfers {
+		res, err := s.Transfer(ctx, actors[d.user], TransferInput{AccountID: d.from, ToAccountID: d.to, Amount: d.amount, Description: d.desc}, "")
+		if err != nil {
+			return false, err
+		}
+		// Both rows of the transfer share its transaction's timestamp.
+		if _, err := s.db.ExecContext(ctx, `
+			UPDATE transactions t SET created_at = $2 FROM transactions d
+			WHERE d.id = $1 AND t.kind = d.kind AND t.from_account_id = d.from_account_id AND t.to_account_id = d.to_account_id
+				AND t.created_at = d.created_at`, res.Transaction.ID, ago(d.months, d.days)); err != nil {
+			return false, errs.Wrap(err, "seed backdate transfer")
+		}
+	}
+	alice, bob := actors[1], actors[2]
+	// Alice asks Bob for lunch money; Bob pays.
+	lunch, err := s.CreateMoneyRequest(ctx, alice, MoneyRequestInput{RequesterID: "100200300", RecipientID: "200300400", Amount: 40_00, Description: "Lunch"})
+	if err != nil {
+		return false, err
+	}
+	if _, err := s.AcceptMoneyRequest(ctx, bob, lunch.ID); err != nil {
+		return false, err
+	}
+	// Bob asks Alice for a holiday; she declines.
+	trip, err := s.CreateMoneyRequest(ctx, bob, MoneyRequestInput{RequesterID: "200300400", RecipientID: "100200300", Amount: 500_00, Description: "Holiday cottage"})
+	if err != nil {
+		return false, err
+	}
+	if _, err := s.DeclineMoneyRequest(ctx, alice, trip.ID); err != nil {
+		return false, err
+	}
+	// And one waiting for Alice's answer.
+	if _, err := s.CreateMoneyRequest(ctx, bob, MoneyRequestInput{RequesterID: "200300400", RecipientID: "100200300", Amount: 75_00, Description: "Concert tickets"}); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// BulkOptions sizes SeedBulk. AccountsPerUser 0 means 1 (at most 5);
+// TransfersPerUser transfers per user are made between random bulk
+// accounts, each writing a DEBIT and a CREDIT row.
+type BulkOptions struct {
+	Users            int
+	AccountsPerUser  int
+	TransfersPerUser int
+	Seed             int64
+}
+
+// BulkStats tells what SeedBulk made.
+type BulkStats struct {
+	Users      int64         `json:"users"`
+	Accounts   int64         `json:"accounts"`
+	Transfers  int64         `json:"transfers"`
+	LedgerRows int64         `json:"ledger_rows"`
+	Elapsed    time.Duration `json:"elapsed"`
+}
+
+// BulkPassword is every bulk user's password; their emails are
+// user<N>@bulk.meridian.test.
+const BulkPassword = "password123"
+
+const maxBulkUsers = 5_000_000
+
+// bulkBatch is how many users one INSERT makes.
+const bulkBatch = 50_000
+
+// SeedBulk adds many customers for load tests and benchmarks, fast: the
+// password is hashed once, and rows are made by set-based INSERT ... SELECT
+// over generate_series, in one transaction. Every bulk account has an
+// opening balance on the ledger, and the random transfers between bulk
+// accounts write both ledger rows, so every balance equals its ledger and
+// none is negative. The data depend only on Seed (and on how many bulk
+// users exist already): the same Seed on an empty database gives the same
+// users, accounts, amounts and transfers.
+func (s *Service) SeedBulk(ctx context.Context, o BulkOptions) (BulkStats, error) {
+	start := time.Now()
+	if o.Users < 1 || o.Users > maxBulkUsers {
+		return BulkStats{}, errs.Field("users", fmt.Sprintf("users must be between 1 and %d", maxBulkUsers))
+	}
+	if o.AccountsPerUser == 0 {
+		o.AccountsPerUser = 1
+	}
+	if o.AccountsPerUser < 1 || o.AccountsPerUser > 5 {
+		return BulkStats{}, errs.Field("accounts_per_user", "accounts_per_user must be between 1 and 5")
+	}
+	if o.TransfersPerUser < 0 || o.TransfersPerUser > 1000 {
+		return BulkStats{}, errs.Field("transfers_per_user", "transfers_per_user must be between 0 and 1000")
+	}
+	hash, err := auth.HashPassword(BulkPassword)
+	if err != nil {
+		return BulkStats{}, errs.Wrap(err, "hash")
+	}
+	now := s.now().UTC()
+	var st BulkStats
+	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
+		st = BulkStats{}
+		// One bulk seed at a time, so the numbering below stays unique.
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, seedLock+1); err != nil {
+			return errs.Wrap(err, "bulk lock")
+		}
+		var offset, lastUser int64
+		if err := tx.GetContext(ctx, &offset, `SELECT count(*) FROM users WHERE email LIKE '%@bulk.meridian.test'`); err != nil {
+			return errs.Wrap(err, "bulk offset")
+		}
+		if err := tx.GetContext(ctx, &lastUser, `SELECT COALESCE(max(id), 0) FROM users`); err != nil {
+			return errs.Wrap(err, "bulk last user")
+		}
+		for lo := int64(1); lo <= int64(o.Users); lo += bulkBatch {
+			hi := min(lo+bulkBatch-1, int64(o.Users))
+			res, err := tx.ExecContext(ctx, bulkUsersSQL, offset+lo, offset+hi, o.Seed, now, hash)
+			if err != nil {
+				return errs.Wrap(err, "bulk users")
+			}
+			n, _ := res.RowsAffected()
+			st.Users += n
+		}
+		if _, err := tx.ExecContext(ctx, `
+			CREATE TEMP TABLE bulk_acc ON COMMIT DROP AS
+			WITH a AS (
+				INSERT INTO accounts (user_id, account_number, account_type_id, currency, balance, created_at)
+				SELECT u.id, 'BK' || lpad(n::text, 10, '0') || k, 2 - k % 2, 'USD',
+					(10000 + (hashint8extended(n * 8 + k, $2) & 9223372036854775807) % 990001)::numeric / 100,
+					u.created_at + interval '1 hour'
+				FROM (SELECT id, created_at, substring(email FROM '^user([0-9]+)@')::bigint AS n FROM users
+					WHERE id > $1 AND email LIKE '%@bulk.meridian.test') u
+				CROSS JOIN generate_series(1, $3) k
+				ORDER BY u.n, k
+				RETURNING id, user_id, balance, created_at)
+			SELECT row_number() OVER (ORDER BY id) AS i, id, user_id, balance, created_at FROM a`,
+			lastUser, o.Seed, o.AccountsPerUser); err != nil {
+			return errs.Wrap(err, "bulk accounts")
+		}
+		if err := tx.GetContext(ctx, &st.Accounts, `SELECT count(*) FROM bulk_acc`); err != nil {
+			return errs.Wrap(err, "bulk count")
+		}
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE bulk_acc ADD PRIMARY KEY (i); ANALYZE bulk_acc`); err != nil {
+			return errs.Wrap(err, "bulk index")
+		}
+		transfers := int64(o.Users) * int64(o.TransfersPerUser)
+		if st.Accounts < 2 {
+			transfers = 0
+		}
+		if _, err := tx.ExecContext(ctx, bulkTransfersSQL, transfers, st.Accounts, o.Seed, now); err != nil {
+			return errs.Wrap(err, "bulk transfers")
+		}
+		// Opening balance = the final balance's base plus all it sends, so
+		// the balance never dips below zero whatever order the rows have.
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO transactions (account_id, user_id, transaction_type, kind, amount, from_account_id, to_account_id, description, created_at)
+			SELECT a.id, a.user_id, 'CREDIT', 'opening', a.balance + COALESCE(s.sent, 0), a.id, a.id, 'Opening balance', a.created_at
+			FROM bulk_acc a LEFT JOIN (SELECT from_id, sum(amount) AS sent FROM bulk_tx GROUP BY from_id) s ON s.from_id = a.id
+			ORDER BY a.id`); err != nil {
+			return errs.Wrap(err, "bulk opening rows")
+		}
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO transactions (account_id, user_id, transaction_type, kind, amount, from_account_id, to_account_id, description, created_at)
+			SELECT account_id, user_id, typ, 'transfer', amount, from_id, to_id, description, created_at FROM (
+				SELECT n, 0 AS o, from_id AS account_id, from_user AS user_id, 'DEBIT' AS typ, amount, from_id, to_id, description, created_at FROM bulk_tx
+				UNION ALL
+				SELECT n, 1, to_id, to_user, 'CREDIT', amount, from_id, to_id, description, created_at FROM bulk_tx) x
+			ORDER BY created_at, n, o`); err != nil {
+			return errs.Wrap(err, "bulk transfer rows")
+		}
+		if _, err := tx.ExecContext(ctx, `
+			UPDATE accounts a SET balance = a.balance + r.received
+			FROM (SELECT to_id, sum(amount) AS received FROM bulk_tx GROUP BY to_id) r WHERE a.id = r.to_id`); err != nil {
+			return errs.Wrap(err, "bulk balances")
+		}
+		st.Transfers = transfers
+		st.LedgerRows = st.Accounts + 2*transfers
+		return audit(ctx, tx, CLIActor, AuditEntry{Action: "SEED_BULK", Table: "users",
+			Description: fmt.Sprintf("Seeded %d bulk users, %d accounts and %d transfers (seed %d)", st.Users, st.Accounts, st.Transfers, o.Seed)})
+	})
+	st.Elapsed = time.Since(start)
+	return st, err
+}
+
+// bulkUsersSQL makes users $1..$2 (their N) with credentials; names and join
+// dates (within the year before $4) come from a hash of N and the seed $3.
+const bulkUsersSQL = `
+	WITH g AS (
+		SELECT n, hashint8extended(n, $3) & 9223372036854775807 AS h FROM generate_series($1::bigint, $2::bigint) n),
+	u AS (
+		INSERT INTO users (full_name, email, phone_number, role_id, created_at)
+		SELECT (ARRAY['Ava','Ben','Chloe','Dan','Ella','Finn','Grace','Hugo','Ivy','Jack','Kira','Leo','Mia','Noah','Olive','Paul','Quinn','Rosa','Sam','Tara'])[1 + h % 20]
+			|| ' ' || (ARRAY['Adams','Brown','Clark','Davis','Evans','Fisher','Garcia','Hill','Ito','Jones','Khan','Lopez','Miller','Nguyen','Owens','Patel','Reed','Smith','Turner','Wong'])[1 + (h / 20) % 20],
+			'user' || n || '@bulk.meridian.test', '+1 555 ' || lpad(n::text, 8, '0'), 1,
+			$4::timestamptz - make_interval(secs => ((h / 400) % 31536000)::double precision)
+		FROM g ORDER BY n
+		RETURNING id)
+	INSERT INTO credentials (user_id, password_hash) SELECT id, $5 FROM u`
+
+// bulkTransfersSQL draws $1 transfers among the $2 bulk accounts of
+// bulk_acc, each between two different accounts, from a hash of its number
+// and the seed $3; amounts are 1.00 to 50.99, dates before $4.
+const bulkTransfersSQL = `
+	CREATE TEMP TABLE bulk_tx ON COMMIT DROP AS
+	SELECT g.n, f.id AS from_id, f.user_id AS from_user, t.id AS to_id, t.user_id AS to_user,
+		(100 + g.h2 % 5000)::numeric(20, 2) / 100 AS amount,
+		(ARRAY['Rent','Groceries','Dinner','Coffee','Gift','Tickets','Utilities','Books','Taxi','Lunch'])[1 + g.h3 % 10] AS description,
+		LEAST($4::timestamptz, GREATEST(f.created_at, t.created_at) + make_interval(secs => (g.h3 / 10 % 15552000)::double precision)) AS created_at
+	FROM (SELECT n, hashint8extended(n, $3 + 1) & 9223372036854775807 AS h1,
+			hashint8extended(n, $3 + 2) & 9223372036854775807 AS h2,
+			hashint8extended(n, $3 + 3) & 9223372036854775807 AS h3
+		FROM generate_series(1, $1::bigint) n) g
+	JOIN bulk_acc f ON f.i = 1 + g.h1 % $2::bigint
+	JOIN bulk_acc t ON t.i = 1 + (g.h1 % $2::bigint + 1 + (g.h2 / 5000) % GREATEST($2::bigint - 1, 1)) % $2::bigint`

@@ -1,0 +1,223 @@
+// Package bank is Meridian's domain: identity, accounts, money and the audit
+// log. HTTP handlers and CLI commands are thin and call this package; every
+// rule of money or permission lives here, next to its test.
+package bank
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"meridian/pkg/auth"
+	"meridian/pkg/errs"
+	"meridian/pkg/money"
+)
+
+// Roles.
+const (
+	RoleUser  = "User"
+	RoleAdmin = "Admin"
+)
+
+// Settings are the service's knobs, taken from the configuration.
+type Settings struct {
+	RequestsTTL     time.Duration
+	MaxAmount       money.Amount
+	LookupPerMinute int
+}
+
+// Service is the bank. It is safe for concurrent use.
+type Service struct {
+	db       *sqlx.DB
+	tokens   *auth.Tokens
+	settings Settings
+	now      func() time.Time
+	lookups  *RateLimiter
+}
+
+// New returns a Service over db.
+func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
+	if s.MaxAmount <= 0 {
+		s.MaxAmount = money.DefaultMax
+	}
+	if s.RequestsTTL <= 0 {
+		s.RequestsTTL = 72 * time.Hour
+	}
+	if s.LookupPerMinute <= 0 {
+		s.LookupPerMinute = 30
+	}
+	return &Service{db: db, tokens: tokens, settings: s, now: time.Now,
+		lookups: NewRateLimiter(s.LookupPerMinute, time.Minute)}
+}
+
+// DB exposes the pool (for health checks and the WebSocket listener).
+func (s *Service) DB() *sqlx.DB { return s.db }
+
+// SetClock replaces the service's clock (tests).
+func (s *Service) SetClock(now func() time.Time) { s.now = now }
+
+// Actor is who performs an action: a signed-in user, or the operator at the
+// command line (CLI), who may do what an admin may.
+type Actor struct {
+	UserID   int64
+	Role     string
+	FullName string
+	TokenID  string // the token this request came with (empty for the CLI)
+	CLI      bool
+}
+
+// CLIActor is the operator running a `meridian` command on the server.
+var CLIActor = Actor{Role: RoleAdmin, FullName: "CLI", CLI: true}
+
+// IsAdmin reports whether the actor may use admin functions.
+func (a Actor) IsAdmin() bool { return a.CLI || a.Role == RoleAdmin }
+
+func (a Actor) auditUser() any {
+	if a.CLI || a.UserID == 0 {
+		return nil
+	}
+	return a.UserID
+}
+
+func requireAdmin(a Actor) error {
+	if !a.IsAdmin() {
+		return errs.E(errs.Forbidden, "admin_only", "Only an administrator can do this")
+	}
+	return nil
+}
+
+// requireCustomer guards the customer functions (accounts, money): role User.
+func requireCustomer(a Actor) error {
+	if a.CLI || a.Role != RoleUser {
+		return errs.E(errs.Forbidden, "customer_only", "Only a customer can do this")
+	}
+	return nil
+}
+
+// CheckUserID enforces that a user_id sent by a client is the caller's own.
+func (a Actor) CheckUserID(userID *int64) error { return checkUserID(a, userID) }
+
+// checkUserID enforces that a user_id sent by a client is the caller's own.
+func checkUserID(a Actor, userID *int64) error {
+	if userID != nil && *userID != a.UserID {
+		return errs.ErrNotYourUser
+	}
+	return nil
+}
+
+// inTx runs fn in a transaction and commits it. A serialization failure or
+// deadlock is retried a few times, so it never reaches a client as a 500.
+func (s *Service) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		err = s.tryTx(ctx, fn)
+		if !retryable(err) {
+			return err
+		}
+		time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond)
+	}
+	return err
+}
+
+func (s *Service) tryTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return errs.Wrap(err, "begin")
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return errs.Wrap(err, "commit")
+	}
+	return nil
+}
+
+func retryable(err error) bool {
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		return pe.Code == "40001" || pe.Code == "40P01"
+	}
+	return false
+}
+
+// pgCode returns the SQLSTATE of a PostgreSQL error, or "".
+func pgCode(err error) (string, string) {
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		return string(pe.Code), pe.Constraint
+	}
+	return "", ""
+}
+
+func isUniqueViolation(err error, constraint string) bool {
+	code, c := pgCode(err)
+	return code == "23505" && (constraint == "" || c == constraint)
+}
+
+func notFound(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// AuditEntry is one row of the audit log.
+type AuditEntry struct {
+	Action        string
+	Table         string
+	AccountNumber string
+	Description   string
+}
+
+// audit writes an audit row inside tx, so it commits or rolls back with the change.
+func audit(ctx context.Context, tx sqlx.ExtContext, a Actor, e AuditEntry) error {
+	desc := e.Description
+	if a.CLI {
+		desc += " (via CLI)"
+	}
+	var acct any
+	if e.AccountNumber != "" {
+		acct = e.AccountNumber
+	}
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO audit_log (actor_user_id, account_number, action_type, table_name, description)
+		VALUES ($1, $2, $3, $4, $5)`, a.auditUser(), acct, e.Action, e.Table, desc)
+	return errs.Wrap(err, "audit %s", e.Action)
+}
+
+// notify stores a notification for userID inside tx. The database announces
+// it at commit (trigger notifications_announce) and every serve instance
+// pushes it to that user's open WebSockets.
+func notify(ctx context.Context, tx sqlx.ExtContext, userID int64, message string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO notifications (user_id, message) VALUES ($1, $2)`, userID, message)
+	return errs.Wrap(err, "notify")
+}
+
+// checkAmount enforces the rules of an amount that moves money.
+func (s *Service) checkAmount(field string, a money.Amount) error {
+	if a <= 0 {
+		return errs.Field(field, "Amount must be at least 0.01")
+	}
+	if a > s.settings.MaxAmount {
+		return errs.Field(field, fmt.Sprintf("Amount must not exceed %s", s.settings.MaxAmount.USD()))
+	}
+	return nil
+}
+
+// clean trims a text input and limits its length.
+func clean(field, v string, max int, required bool) (string, error) {
+	v = strings.TrimSpace(v)
+	if required && v == "" {
+		return "", errs.Field(field, field+" is required")
+	}
+	if len([]rune(v)) > max {
+		return "", errs.Field(field, fmt.Sprintf("%s must be at most %d characters", field, max))
+	}
+	if strings.ContainsRune(v, 0) {
+		return "", errs.Field(field, field+" contains an invalid character")
+	}
+	return v, nil
+}

@@ -1,0 +1,285 @@
+package bank
+
+import (
+	"context"
+	"net/mail"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"meridian/pkg/auth"
+	"meridian/pkg/errs"
+)
+
+// User is a customer or an administrator, as the API shows them.
+type User struct {
+	ID          int64     `json:"id" db:"id"`
+	FullName    string    `json:"full_name" db:"full_name"`
+	Email       string    `json:"email" db:"email"`
+	PhoneNumber string    `json:"phone_number" db:"phone_number"`
+	Role        string    `json:"role" db:"role"`
+	IsActive    bool      `json:"is_active" db:"is_active"`
+	CreatedAt   time.Time `json:"created_at" db:"created_at"`
+}
+
+const userColumns = `u.id, u.full_name, u.email, u.phone_number, r.name AS role, u.is_active, u.created_at`
+const userFrom = `FROM users u JOIN roles r ON r.id = u.role_id`
+
+// RegisterInput is the body of a registration.
+type RegisterInput struct {
+	FullName    string `json:"full_name"`
+	Email       string `json:"email"`
+	PhoneNumber string `json:"phone_number"`
+	Password    string `json:"password"`
+	Role        string `json:"-"` // only the CLI may set it; empty means User
+}
+
+var phonePattern = regexp.MustCompile(`^\+?[0-9 ()\-]{6,20}$`)
+
+// Login rate limit: failed tries for one email within the window.
+const (
+	maxLoginFailures   = 10
+	loginFailureWindow = 15 * time.Minute
+)
+
+func validateRegistration(in *RegisterInput) error {
+	var err error
+	if in.FullName, err = clean("full_name", in.FullName, 100, true); err != nil {
+		return err
+	}
+	in.Email = strings.TrimSpace(in.Email)
+	if in.Email == "" {
+		return errs.Field("email", "email is required")
+	}
+	if a, e := mail.ParseAddress(in.Email); e != nil || a.Address != in.Email || len(in.Email) > 254 {
+		return errs.Field("email", "email must be a valid email address")
+	}
+	in.PhoneNumber = strings.TrimSpace(in.PhoneNumber)
+	if in.PhoneNumber == "" {
+		return errs.Field("phone_number", "phone_number is required")
+	}
+	if !phonePattern.MatchString(in.PhoneNumber) {
+		return errs.Field("phone_number", "phone_number must be a phone number of 6 to 20 digits")
+	}
+	return validatePassword("password", in.Password)
+}
+
+func validatePassword(field, p string) error {
+	if len(p) < 8 {
+		return errs.Field(field, "Password must be at least 8 characters long")
+	}
+	if len(p) > 72 {
+		return errs.Field(field, "Password must be at most 72 bytes long")
+	}
+	return nil
+}
+
+// Register creates a customer (or, from the CLI, a user of any role).
+func (s *Service) Register(ctx context.Context, actor Actor, in RegisterInput) (User, error) {
+	if err := validateRegistration(&in); err != nil {
+		return User{}, err
+	}
+	role := RoleUser
+	if in.Role != "" {
+		if !actor.IsAdmin() {
+			return User{}, errs.ErrForbidden
+		}
+		if in.Role != RoleUser && in.Role != RoleAdmin {
+			return User{}, errs.Field("role", "role must be Admin or User")
+		}
+		role = in.Role
+	}
+	hash, err := auth.HashPassword(in.Password)
+	if err != nil {
+		return User{}, errs.Wrap(err, "hash")
+	}
+	var u User
+	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := tx.GetContext(ctx, &u.ID, `
+			INSERT INTO users (full_name, email, phone_number, role_id)
+			VALUES ($1, $2, $3, (SELECT id FROM roles WHERE name = $4)) RETURNING id`,
+			in.FullName, in.Email, in.PhoneNumber, role); err != nil {
+			if isUniqueViolation(err, "users_email_key") {
+				return errs.E(errs.Conflict, "email_taken", "An account with this email already exists")
+			}
+			return errs.Wrap(err, "insert user")
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO credentials (user_id, password_hash) VALUES ($1, $2)`, u.ID, hash); err != nil {
+			return errs.Wrap(err, "insert credentials")
+		}
+		self := actor
+		if !actor.CLI {
+			self = Actor{UserID: u.ID, Role: role}
+		}
+		if err := audit(ctx, tx, self, AuditEntry{Action: "REGISTER", Table: "users", Description: "Registered user " + in.Email + " as " + role}); err != nil {
+			return err
+		}
+		return tx.GetContext(ctx, &u, `SELECT `+userColumns+` `+userFrom+` WHERE u.id = $1`, u.ID)
+	})
+	return u, err
+}
+
+// LoginResult is a successful sign-in.
+type LoginResult struct {
+	Token     string    `json:"token"`
+	ExpiresAt time.Time `json:"expires_at"`
+	User      User      `json:"user"`
+}
+
+var errBadCredentials = errs.E(errs.Unauthorized, "invalid_credentials", "Invalid credentials")
+
+// Login checks an email and password and issues a token. A wrong email and
+// a wrong password get the same answer, in the same time.
+func (s *Service) Login(ctx context.Context, email, password string) (LoginResult, error) {
+	email = strings.TrimSpace(email)
+	if email == "" || password == "" {
+		return LoginResult{}, errs.E(errs.Invalid, "invalid_input", "email and password are required")
+	}
+	if len(email) > 254 || len(password) > 1024 {
+		return LoginResult{}, errBadCredentials
+	}
+	now := s.now()
+	var failures int
+	if err := s.db.GetContext(ctx, &failures, `SELECT count(*) FROM login_failures WHERE lower(email) = lower($1) AND failed_at > $2`,
+		email, now.Add(-loginFailureWindow)); err != nil {
+		return LoginResult{}, errs.Wrap(err, "count failures")
+	}
+	if failures >= maxLoginFailures {
+		return LoginResult{}, errs.E(errs.RateLimited, "too_many_attempts", "Too many failed sign-in attempts; try again in 15 minutes")
+	}
+	var row struct {
+		User
+		Hash string `db:"password_hash"`
+	}
+	err := s.db.GetContext(ctx, &row, `SELECT `+userColumns+`, c.password_hash `+userFrom+` JOIN credentials c ON c.user_id = u.id WHERE lower(u.email) = lower($1)`, email)
+	if err != nil && !notFound(err) {
+		return LoginResult{}, errs.Wrap(err, "find user")
+	}
+	found := err == nil
+	if !found {
+		auth.CheckNothing(password)
+	}
+	if !found || !auth.CheckPassword(row.Hash, password) {
+		ferr := s.inTx(ctx, func(tx *sqlx.Tx) error {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO login_failures (email, failed_at) VALUES ($1, $2)`, email, now); err != nil {
+				return errs.Wrap(err, "record failure")
+			}
+			a := Actor{}
+			if found {
+				a = Actor{UserID: row.ID, Role: row.Role}
+			}
+			return audit(ctx, tx, a, AuditEntry{Action: "LOGIN_FAILED", Table: "users", Description: "Failed sign-in for " + email})
+		})
+		if ferr != nil {
+			return LoginResult{}, ferr
+		}
+		return LoginResult{}, errBadCredentials
+	}
+	if !row.IsActive {
+		return LoginResult{}, errs.E(errs.Forbidden, "user_deactivated", "This user is deactivated")
+	}
+	token, claims, err := s.tokens.Issue(row.ID, now)
+	if err != nil {
+		return LoginResult{}, errs.Wrap(err, "issue token")
+	}
+	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO auth_tokens (jti, user_id, issued_at, expires_at) VALUES ($1, $2, $3, $4)`,
+			claims.ID, row.ID, now, claims.ExpiresAt); err != nil {
+			return errs.Wrap(err, "store token")
+		}
+		return audit(ctx, tx, Actor{UserID: row.ID, Role: row.Role}, AuditEntry{Action: "LOGIN", Table: "users", Description: "Signed in"})
+	})
+	if err != nil {
+		return LoginResult{}, err
+	}
+	return LoginResult{Token: token, ExpiresAt: claims.ExpiresAt, User: row.User}, nil
+}
+
+// Authenticate checks a bearer token and returns its user as they are now
+// in the database: role and active flag are read on every request.
+func (s *Service) Authenticate(ctx context.Context, token string) (Actor, error) {
+	now := s.now()
+	claims, err := s.tokens.Parse(token, now)
+	if err != nil {
+		return Actor{}, errs.E(errs.Unauthorized, "invalid_token", "Your session is invalid or has expired; sign in again")
+	}
+	var row struct {
+		UserID   int64      `db:"id"`
+		FullName string     `db:"full_name"`
+		Role     string     `db:"role"`
+		Active   bool       `db:"is_active"`
+		Revoked  *time.Time `db:"revoked_at"`
+	}
+	err = s.db.GetContext(ctx, &row, `
+		SELECT u.id, u.full_name, r.name AS role, u.is_active, t.revoked_at
+		FROM auth_tokens t JOIN users u ON u.id = t.user_id JOIN roles r ON r.id = u.role_id
+		WHERE t.jti = $1 AND t.user_id = $2`, claims.ID, claims.UserID)
+	if notFound(err) || (err == nil && row.Revoked != nil) {
+		return Actor{}, errs.E(errs.Unauthorized, "invalid_token", "Your session is invalid or has expired; sign in again")
+	}
+	if err != nil {
+		return Actor{}, errs.Wrap(err, "authenticate")
+	}
+	if !row.Active {
+		return Actor{}, errs.E(errs.Unauthorized, "user_deactivated", "This user is deactivated")
+	}
+	return Actor{UserID: row.UserID, Role: row.Role, FullName: row.FullName, TokenID: claims.ID}, nil
+}
+
+// Logout revokes the token the actor signed in with.
+func (s *Service) Logout(ctx context.Context, a Actor) error {
+	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE auth_tokens SET revoked_at = now() WHERE jti = $1 AND revoked_at IS NULL`, a.TokenID); err != nil {
+			return errs.Wrap(err, "revoke")
+		}
+		return audit(ctx, tx, a, AuditEntry{Action: "LOGOUT", Table: "auth_tokens", Description: "Signed out"})
+	})
+}
+
+// Me returns the actor's own user.
+func (s *Service) Me(ctx context.Context, a Actor) (User, error) {
+	return s.getUser(ctx, s.db, a.UserID)
+}
+
+func (s *Service) getUser(ctx context.Context, q sqlx.QueryerContext, id int64) (User, error) {
+	var u User
+	err := sqlx.GetContext(ctx, q, &u, `SELECT `+userColumns+` `+userFrom+` WHERE u.id = $1`, id)
+	if notFound(err) {
+		return u, errs.E(errs.NotFound, "user_not_found", "User not found")
+	}
+	return u, errs.Wrap(err, "get user")
+}
+
+// ResetPassword changes the actor's password after checking the old one,
+// and revokes every other token of the actor.
+func (s *Service) ResetPassword(ctx context.Context, a Actor, oldPassword, newPassword string) error {
+	if oldPassword == "" {
+		return errs.Field("old_password", "old_password is required")
+	}
+	if err := validatePassword("new_password", newPassword); err != nil {
+		return err
+	}
+	var hash string
+	if err := s.db.GetContext(ctx, &hash, `SELECT password_hash FROM credentials WHERE user_id = $1`, a.UserID); err != nil {
+		return errs.Wrap(err, "read credentials")
+	}
+	if !auth.CheckPassword(hash, oldPassword) {
+		return errs.Field("old_password", "The old password is incorrect")
+	}
+	newHash, err := auth.HashPassword(newPassword)
+	if err != nil {
+		return errs.Wrap(err, "hash")
+	}
+	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE credentials SET password_hash = $2, updated_at = now() WHERE user_id = $1`, a.UserID, newHash); err != nil {
+			return errs.Wrap(err, "update password")
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE auth_tokens SET revoked_at = now() WHERE user_id = $1 AND jti <> $2 AND revoked_at IS NULL`,
+			a.UserID, a.TokenID); err != nil {
+			return errs.Wrap(err, "revoke other tokens")
+		}
+		return audit(ctx, tx, a, AuditEntry{Action: "PASSWORD_RESET", Table: "credentials", Description: "Password changed; other sessions signed out"})
+	})
+}

@@ -1,0 +1,57 @@
+// Package db opens Meridian's PostgreSQL pool and runs its migrations.
+package db
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	_ "github.com/lib/pq" // the PostgreSQL driver
+)
+
+// Open connects to PostgreSQL with a pool sized for a 2-core server and a
+// session time zone of UTC, and waits up to 30 s for it to answer.
+func Open(ctx context.Context, dsn string) (*sqlx.DB, error) {
+	db, err := sqlx.Open("postgres", withUTC(dsn))
+	if err != nil {
+		return nil, fmt.Errorf("database_url is not a usable PostgreSQL address: %w", err)
+	}
+	db.SetMaxOpenConns(48)
+	db.SetMaxIdleConns(48)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err = db.PingContext(pctx)
+		cancel()
+		if err == nil {
+			return db, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			db.Close()
+			return nil, fmt.Errorf("cannot reach the database: %w", err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// withUTC adds the TimeZone=UTC run-time parameter so timestamps come back in UTC.
+func withUTC(dsn string) string {
+	if strings.Contains(strings.ToLower(dsn), "timezone") {
+		return dsn
+	}
+	if strings.Contains(dsn, "://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return dsn
+		}
+		q := u.Query()
+		q.Set("timezone", "UTC")
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return dsn + " timezone=UTC"
+}

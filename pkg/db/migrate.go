@@ -1,0 +1,242 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"meridian/migrations"
+)
+
+// Migration is one numbered step of the schema.
+type Migration struct {
+	Version  int
+	Name     string
+	Up, Down string
+}
+
+// MigrationStatus tells whether a migration is applied.
+type MigrationStatus struct {
+	Version   int        `json:"version"`
+	Name      string     `json:"name"`
+	Applied   bool       `json:"applied"`
+	AppliedAt *time.Time `json:"applied_at"`
+}
+
+// migrationLock is the advisory lock key held while migrating, so several
+// instances starting together apply each step once.
+const migrationLock = 7_422_001
+
+// Migrations reads the embedded migration files, sorted by version.
+func Migrations() ([]Migration, error) {
+	return load(migrations.FS)
+}
+
+func load(fsys fs.FS) ([]Migration, error) {
+	names, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		return nil, err
+	}
+	byVersion := map[int]*Migration{}
+	for _, n := range names {
+		base := strings.TrimSuffix(n, ".sql")
+		stem, dir, ok := cutLast(base, ".")
+		num, name, ok2 := strings.Cut(stem, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || !ok2 || err != nil || (dir != "up" && dir != "down") {
+			return nil, fmt.Errorf("migration file %s is not named NNNN_name.up.sql or NNNN_name.down.sql", n)
+		}
+		body, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			return nil, err
+		}
+		m := byVersion[v]
+		if m == nil {
+			m = &Migration{Version: v, Name: name}
+			byVersion[v] = m
+		}
+		if dir == "up" {
+			m.Up = string(body)
+		} else {
+			m.Down = string(body)
+		}
+	}
+	out := make([]Migration, 0, len(byVersion))
+	for _, m := range byVersion {
+		if m.Up == "" || m.Down == "" {
+			return nil, fmt.Errorf("migration %04d_%s needs both an up and a down file", m.Version, m.Name)
+		}
+		out = append(out, *m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	return out, nil
+}
+
+func cutLast(s, sep string) (before, after string, found bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
+}
+
+// withLock runs fn on one connection holding the migration lock.
+func withLock(ctx context.Context, db *sqlx.DB, fn func(conn *sql.Conn) error) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, migrationLock)
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return err
+	}
+	return fn(conn)
+}
+
+func applied(ctx context.Context, conn *sql.Conn) (map[int]time.Time, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT version, applied_at FROM schema_migrations`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int]time.Time{}
+	for rows.Next() {
+		var v int
+		var at time.Time
+		if err := rows.Scan(&v, &at); err != nil {
+			return nil, err
+		}
+		out[v] = at
+	}
+	return out, rows.Err()
+}
+
+// step runs one migration's SQL and records it, in one transaction.
+func step(ctx context.Context, conn *sql.Conn, m Migration, up bool) error {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	body, record := m.Down, `DELETE FROM schema_migrations WHERE version = $1`
+	if up {
+		body, record = m.Up, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`
+	}
+	if _, err := tx.ExecContext(ctx, body); err != nil {
+		return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
+	}
+	args := []any{m.Version}
+	if up {
+		args = append(args, m.Name)
+	}
+	if _, err := tx.ExecContext(ctx, record, args...); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Up applies up to n pending migrations (all of them when n <= 0) and
+// returns the versions applied.
+func Up(ctx context.Context, db *sqlx.DB, n int) ([]int, error) {
+	all, err := Migrations()
+	if err != nil {
+		return nil, err
+	}
+	var done []int
+	err = withLock(ctx, db, func(conn *sql.Conn) error {
+		have, err := applied(ctx, conn)
+		if err != nil {
+			return err
+		}
+		for _, m := range all {
+			if _, ok := have[m.Version]; ok {
+				continue
+			}
+			if n > 0 && len(done) == n {
+				break
+			}
+			if err := step(ctx, conn, m, true); err != nil {
+				return err
+			}
+			done = append(done, m.Version)
+		}
+		return nil
+	})
+	return done, err
+}
+
+// Down rolls back the n newest applied migrations and returns their versions.
+func Down(ctx context.Context, db *sqlx.DB, n int) ([]int, error) {
+	all, err := Migrations()
+	if err != nil {
+		return nil, err
+	}
+	var done []int
+	err = withLock(ctx, db, func(conn *sql.Conn) error {
+		have, err := applied(ctx, conn)
+		if err != nil {
+			return err
+		}
+		for i := len(all) - 1; i >= 0 && len(done) < n; i-- {
+			if _, ok := have[all[i].Version]; !ok {
+				continue
+			}
+			if err := step(ctx, conn, all[i], false); err != nil {
+				return err
+			}
+			done = append(done, all[i].Version)
+		}
+		return nil
+	})
+	return done, err
+}
+
+// Status lists every known migration and whether it is applied.
+func Status(ctx context.Context, db *sqlx.DB) ([]MigrationStatus, error) {
+	all, err := Migrations()
+	if err != nil {
+		return nil, err
+	}
+	var out []MigrationStatus
+	err = withLock(ctx, db, func(conn *sql.Conn) error {
+		have, err := applied(ctx, conn)
+		if err != nil {
+			return err
+		}
+		for _, m := range all {
+			s := MigrationStatus{Version: m.Version, Name: m.Name}
+			if at, ok := have[m.Version]; ok {
+				at := at.UTC()
+				s.Applied, s.AppliedAt = true, &at
+			}
+			out = append(out, s)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Current reports whether every known migration is applied (for /readyz).
+func Current(ctx context.Context, db *sqlx.DB) (bool, error) {
+	all, err := Migrations()
+	if err != nil {
+		return false, err
+	}
+	var n int
+	if err := db.GetContext(ctx, &n, `SELECT count(*) FROM schema_migrations`); err != nil {
+		return false, err
+	}
+	return n == len(all), nil
+}

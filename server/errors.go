@@ -1,0 +1,115 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/gofiber/fiber/v3"
+
+	"meridian/pkg/errs"
+	"meridian/pkg/money"
+)
+
+// errorBody is the one shape of every error answer.
+type errorBody struct {
+	Error  string            `json:"error"`
+	Code   string            `json:"code"`
+	Fields map[string]string `json:"fields,omitempty"`
+}
+
+// statusOf maps a domain error kind to its HTTP status. This is the only place that does.
+var statusOf = map[errs.Kind]int{
+	errs.Internal:      fiber.StatusInternalServerError,
+	errs.Invalid:       fiber.StatusBadRequest,
+	errs.Unauthorized:  fiber.StatusUnauthorized,
+	errs.Forbidden:     fiber.StatusForbidden,
+	errs.NotFound:      fiber.StatusNotFound,
+	errs.Conflict:      fiber.StatusConflict,
+	errs.TooLarge:      fiber.StatusRequestEntityTooLarge,
+	errs.Unprocessable: fiber.StatusUnprocessableEntity,
+	errs.RateLimited:   fiber.StatusTooManyRequests,
+}
+
+// fiberErrors gives Fiber's own errors (unknown route, body too large, ...) the same shape.
+var fiberErrors = map[int]*errs.Error{
+	fiber.StatusNotFound:              errs.E(errs.NotFound, "not_found", "Not found"),
+	fiber.StatusMethodNotAllowed:      errs.E(errs.NotFound, "method_not_allowed", "This method is not allowed here"),
+	fiber.StatusRequestEntityTooLarge: errs.E(errs.TooLarge, "body_too_large", "The request body is larger than 1 MiB"),
+	fiber.StatusBadRequest:            errs.E(errs.Invalid, "bad_request", "The request could not be read"),
+	fiber.StatusRequestHeaderFieldsTooLarge: errs.E(errs.Invalid, "headers_too_large", "The request headers are too large"),
+}
+
+// handleError writes err as JSON. Internal errors are logged with their cause
+// and answered with a generic sentence.
+func (s *Server) handleError(c fiber.Ctx, err error) error {
+	var fe *fiber.Error
+	var e *errs.Error
+	status := 0
+	switch {
+	case errors.As(err, &fe):
+		status = fe.Code
+		if known, ok := fiberErrors[fe.Code]; ok {
+			e = known
+		} else if fe.Code >= 400 && fe.Code < 500 {
+			e = errs.E(errs.Invalid, "bad_request", "The request could not be processed")
+		} else {
+			e = errs.As(err)
+		}
+	default:
+		e = errs.As(err)
+	}
+	if status == 0 || status >= 500 {
+		status = statusOf[e.Kind]
+	}
+	if status >= 500 {
+		s.log.Error("request failed", "request_id", c.Locals(localRequestID), "method", c.Method(), "path", c.Path(), "err", err)
+		e = errs.As(errors.New("internal")) // never show the cause
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Status(status).JSON(errorBody{Error: e.Message, Code: e.Code, Fields: e.Fields})
+}
+
+// decode reads a JSON object body into v, turning every way it can be wrong
+// into a 400 a person can read.
+func decode(c fiber.Ctx, v any) error {
+	body := c.Body()
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return errs.E(errs.Invalid, "invalid_json", "The request body must be a JSON object")
+	}
+	err := json.Unmarshal(body, v)
+	if err == nil {
+		return nil
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, money.ErrNegative):
+		return errs.E(errs.Invalid, "invalid_amount", "Amounts cannot be negative")
+	case errors.Is(err, money.ErrFormat):
+		return errs.E(errs.Invalid, "invalid_amount", "Amounts must be numbers with at most two decimals, like 12.50")
+	case errors.As(err, &syn):
+		return errs.E(errs.Invalid, "invalid_json", "The request body is not valid JSON")
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return errs.E(errs.Invalid, "invalid_json", "The request body must be a JSON object")
+		}
+		return errs.Field(typ.Field, typ.Field+" has the wrong type; expected "+kindName(typ.Type.Kind().String()))
+	}
+	return errs.E(errs.Invalid, "invalid_json", "The request body is not valid JSON")
+}
+
+func kindName(k string) string {
+	switch {
+	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"):
+		return "a whole number"
+	case k == "string":
+		return "a string"
+	case k == "bool":
+		return "true or false"
+	case k == "slice":
+		return "a list"
+	}
+	return "a " + k
+}
+

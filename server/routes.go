@@ -1,0 +1,65 @@
+package server
+
+import "github.com/gofiber/fiber/v3"
+
+// routes registers every route. api/openapi.json documents each of them;
+// TestOpenAPIMatchesRoutes fails when the two disagree.
+func (s *Server) routes() {
+	a := s.app
+	a.Get("/healthz", s.healthz)
+	a.Get("/readyz", s.readyz)
+	a.Get("/metrics", s.metricsHandler)
+	a.Get("/api/openapi.json", s.openapi)
+
+	// Authentication (also at the legacy paths the first app used).
+	for _, p := range []string{"/api/auth/register", "/register"} {
+		a.Post(p, s.register)
+	}
+	for _, p := range []string{"/api/auth/login", "/login"} {
+		a.Post(p, s.login)
+	}
+	a.Post("/api/auth/logout", s.authenticate, s.logout)
+	a.Get("/api/auth/me", s.authenticate, s.me)
+
+	// Administration.
+	ad := a.Group("/api/admin", s.authenticate)
+	ad.Get("/users", s.listUsers)
+	ad.Put("/users/:id/status", s.setUserStatus)
+	ad.Post("/assign-roles", s.assignRoles)
+	ad.Get("/audit-logs", s.auditLogs)
+	ad.Get("/accounts", s.allAccounts)
+	ad.Get("/admindashboard/transactions-summary", s.adminSummary)
+	ad.Get("/admindashboard/monthly-transactions", s.adminMonthly)
+	ad.Get("/transactions/money-request", s.adminMoneyRequests)
+	ad.Get("/transactions/history", s.adminHistory)
+
+	// Customers (and, for notifications and password reset, any signed-in user).
+	u := a.Group("/api/user", s.authenticate)
+	u.Post("/password-reset", s.resetPassword)
+	u.Get("/account-types", s.accountTypes)
+	u.Post("/accounts", s.createAccount)
+	u.Get("/accounts", s.listAccounts)
+	u.Get("/accounts/:userId", s.listAccounts)
+	u.Put("/accounts/:id", s.updateAccount)
+	u.Delete("/accounts/:id", s.closeAccount)
+	u.Get("/account-details", s.lookupAccount)
+	u.Post("/money-transer", s.transfer)
+	u.Post("/money-transfer", s.transfer)
+	u.Get("/transactions/history", s.history)
+	u.Post("/money-request", s.createMoneyRequest)
+	u.Get("/transactions/money-request", s.listMoneyRequests)
+	u.Put("/accept-money-request/:id", s.acceptMoneyRequest)
+	u.Put("/decline-money-request/:id", s.declineMoneyRequest)
+	u.Get("/dashboard/transactions-summary", s.userSummary)
+	u.Get("/dashboard/monthly-transactions", s.userMonthly)
+	u.Get("/notifications", s.listNotifications)
+	u.Put("/notifications/read-all", s.readAllNotifications)
+	u.Put("/notifications/:id/read", s.readNotification)
+
+	a.Get("/ws", s.wsUpgrade, s.wsHandler())
+
+	// Unknown API paths are a JSON 404; everything else is the web app.
+	a.All("/api/*", func(c fiber.Ctx) error { return fiber.ErrNotFound })
+	a.Get("/*", s.web)
+	a.Head("/*", s.web)
+}

@@ -1,0 +1,176 @@
+// Package server is Meridian's HTTP transport: the JSON API (Fiber), the
+// WebSocket and the embedded web app, on one port. Handlers are thin: they
+// read the request, call pkg/bank, and write the answer.
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/google/uuid"
+
+	"meridian/pkg/bank"
+	"meridian/pkg/errs"
+)
+
+// Options configure a Server.
+type Options struct {
+	Logger  *slog.Logger
+	Version string
+}
+
+// Server is one serve instance's HTTP side.
+type Server struct {
+	app     *fiber.App
+	svc     *bank.Service
+	hub     *Hub
+	log     *slog.Logger
+	metrics *metrics
+	version string
+}
+
+const (
+	localRequestID = "request_id"
+	localActor     = "actor"
+	bodyLimit      = 1 << 20
+)
+
+// New builds the server and its routes. hub may be nil (no WebSocket pushes).
+func New(svc *bank.Service, hub *Hub, o Options) *Server {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	s := &Server{svc: svc, hub: hub, log: o.Logger, metrics: newMetrics(), version: o.Version}
+	if hub != nil {
+		s.metrics = hub.metrics // one set of figures for HTTP and WebSocket
+	}
+	s.app = fiber.New(fiber.Config{
+		AppName:      "meridian",
+		BodyLimit:    bodyLimit,
+		ErrorHandler: s.handleError,
+		ReadTimeout:  30 * time.Second,
+		WriteTimeout: 30 * time.Second,
+		IdleTimeout:  120 * time.Second,
+	})
+	s.app.Use(s.requestMeta, s.recoverPanics, securityHeaders)
+	s.routes()
+	return s
+}
+
+// App exposes the Fiber app (tests use App().Test).
+func (s *Server) App() *fiber.App { return s.app }
+
+// Serve answers on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	return s.app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
+}
+
+// Shutdown stops accepting requests and waits for those under way.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if s.hub != nil {
+		s.hub.CloseAll()
+	}
+	return s.app.ShutdownWithContext(ctx)
+}
+
+// recoverPanics turns a panic into a logged 500 with the usual JSON shape.
+func (s *Server) recoverPanics(c fiber.Ctx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic", "request_id", c.Locals(localRequestID), "path", c.Path(), "panic", r)
+			err = errs.E(errs.Internal, "internal", "internal")
+		}
+	}()
+	return c.Next()
+}
+
+// requestMeta gives each request an id, logs it (the path only: a query
+// string, such as /ws's token, is never logged) and counts it.
+func (s *Server) requestMeta(c fiber.Ctx) error {
+	start := time.Now()
+	id := c.Get(fiber.HeaderXRequestID)
+	if len(id) == 0 || len(id) > 64 || strings.ContainsAny(id, " \t\r\n\"") {
+		id = uuid.NewString()
+	}
+	c.Locals(localRequestID, id)
+	c.Set(fiber.HeaderXRequestID, id)
+	err := c.Next()
+	if err != nil {
+		if herr := s.handleError(c, err); herr != nil {
+			return herr
+		}
+	}
+	status := c.Response().StatusCode()
+	elapsed := time.Since(start)
+	route := "web"
+	if r := c.Route(); r != nil && r.Path != "/" && r.Path != "" {
+		route = r.Path
+	}
+	s.metrics.observe(c.Method(), route, status, elapsed)
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	} else if route == "web" || route == "/healthz" || route == "/readyz" || route == "/metrics" {
+		level = slog.LevelDebug
+	}
+	s.log.Log(c.Context(), level, "request", "request_id", id, "method", c.Method(), "path", c.Path(),
+		"status", status, "duration_ms", strconv.FormatFloat(float64(elapsed.Microseconds())/1000, 'f', 2, 64))
+	return nil
+}
+
+func securityHeaders(c fiber.Ctx) error {
+	c.Set("X-Content-Type-Options", "nosniff")
+	c.Set("X-Frame-Options", "DENY")
+	c.Set("Referrer-Policy", "no-referrer")
+	c.Set("Cross-Origin-Opener-Policy", "same-origin")
+	c.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+	c.Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'self'; form-action 'self'")
+	return c.Next()
+}
+
+// authenticate requires a valid bearer token and stores the actor.
+func (s *Server) authenticate(c fiber.Ctx) error {
+	h := c.Get(fiber.HeaderAuthorization)
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return errs.E(errs.Unauthorized, "unauthenticated", "Sign in to continue: send Authorization: Bearer <token>")
+	}
+	a, err := s.svc.Authenticate(c.Context(), strings.TrimSpace(token))
+	if err != nil {
+		return err
+	}
+	c.Locals(localActor, a)
+	return c.Next()
+}
+
+func actor(c fiber.Ctx) bank.Actor {
+	a, _ := c.Locals(localActor).(bank.Actor)
+	return a
+}
+
+// pathID reads a positive integer path parameter.
+func pathID(c fiber.Ctx, name string) (int64, error) {
+	id, err := strconv.ParseInt(c.Params(name), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, errs.Field(name, name+" must be a positive whole number")
+	}
+	return id, nil
+}
+
+// queryUserID reads the optional user_id query parameter.
+func queryUserID(c fiber.Ctx) (*int64, error) {
+	v := c.Query("user_id")
+	if v == "" {
+		return nil, nil
+	}
+	id, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return nil, errs.Field("user_id", "user_id must be a whole number")
+	}
+	return &id, nil
+}
