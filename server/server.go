@@ -50,12 +50,13 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 		s.metrics = hub.metrics // one set of figures for HTTP and WebSocket
 	}
 	s.app = fiber.New(fiber.Config{
-		AppName:      "meridian",
-		BodyLimit:    bodyLimit,
-		ErrorHandler: s.handleError,
-		ReadTimeout:  30 * time.Second,
-		WriteTimeout: 30 * time.Second,
-		IdleTimeout:  120 * time.Second,
+		AppName:        "meridian",
+		BodyLimit:      bodyLimit,
+		ErrorHandler:   s.handleError,
+		ReadBufferSize: 16 << 10, // room for long headers; beyond it a JSON 431
+		ReadTimeout:    30 * time.Second,
+		WriteTimeout:   30 * time.Second,
+		IdleTimeout:    120 * time.Second,
 	})
 	s.app.Use(s.requestMeta, s.recoverPanics, securityHeaders)
 	s.routes()

@@ -10,6 +10,7 @@ package testdb
 
 import (
 	"context"
+	"log/slog"
 	"fmt"
 	"os"
 	"strings"
@@ -64,7 +65,7 @@ func setup() error {
 		if err := os.Chmod(tmpDir, 0o755); err != nil {
 			return err
 		}
-		cluster, err = pgembed.Start(ctx, pgembed.Options{DataDir: tmpDir, Database: "postgres", Fast: true})
+		cluster, err = pgembed.Start(ctx, pgembed.Options{DataDir: tmpDir, Database: "postgres", Fast: true, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			return fmt.Errorf("starting the test PostgreSQL: %w", err)
 		}

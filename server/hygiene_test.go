@@ -1,0 +1,91 @@
+package server
+
+import (
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestBadBodiesAndRoutesAreJSONErrors(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.customer("Ivy Ives")
+	cases := []struct {
+		method, path, body string
+		status             int
+	}{
+		{"POST", "/api/auth/login", "", 400},
+		{"POST", "/api/auth/login", "{", 400},
+		{"POST", "/api/auth/login", "[1,2]", 400},
+		{"POST", "/api/auth/login", "null", 400},
+		{"POST", "/api/auth/login", `{"email": 5}`, 400},
+		{"POST", "/api/auth/register", "\xff\xfe", 400},
+		{"GET", "/api/does-not-exist", "", 404},
+		{"DELETE", "/api/auth/login", "", 404},
+		{"POST", "/api/user/accounts", `{"account_number":"X1234567","balance":1e400,"account_type_id":1}`, 400},
+		{"POST", "/api/user/accounts", `{"account_number":"X1234567","balance":NaN,"account_type_id":1}`, 400},
+		{"PUT", "/api/user/accounts/99999999999999999999", `{}`, 400},
+		{"GET", "/api/user/transactions/history?limit=5000", "", 400},
+	}
+	for _, c := range cases {
+		r := e.do(c.method, c.path, a.Token, c.body)
+		e.want(r, c.status, c.method+" "+c.path+" "+c.body)
+		if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+			t.Errorf("%s %s: content type %q", c.method, c.path, r.Header.Get("Content-Type"))
+		}
+	}
+}
+
+func TestRequestIDAndSecurityHeaders(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.do("GET", "/healthz", "", nil)
+	if r.Status != 200 || r.Header.Get("X-Request-Id") == "" || r.Header.Get("X-Content-Type-Options") != "nosniff" || r.Header.Get("Content-Security-Policy") == "" {
+		t.Fatalf("headers %v", r.Header)
+	}
+	r = e.do("GET", "/healthz", "", nil, "X-Request-Id", "abc-123")
+	if r.Header.Get("X-Request-Id") != "abc-123" {
+		t.Fatal("request id not echoed")
+	}
+}
+
+func TestOperationsEndpoints(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if r := e.do("GET", "/readyz", "", nil); r.Status != 200 {
+		t.Fatalf("readyz %d %s", r.Status, r.Body)
+	}
+	e.do("GET", "/api/nothing", "", nil)
+	r := e.do("GET", "/metrics", "", nil)
+	if r.Status != 200 || !strings.Contains(string(r.Body), "meridian_http_requests_total") || !strings.Contains(string(r.Body), `status="404"`) {
+		t.Fatalf("metrics: %s", r.Body)
+	}
+	// A schema that is behind makes the instance not ready.
+	if _, err := e.svc.DB().Exec(`DELETE FROM schema_migrations`); err != nil {
+		t.Fatal(err)
+	}
+	e.want(e.do("GET", "/readyz", "", nil), 503, "readyz with an old schema")
+}
+
+func TestWebAppServing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, p := range []string{"/", "/auth", "/transaction-history?account_id=1", "/Assign"} {
+		r := e.do("GET", p, "", nil)
+		if r.Status != 200 || !strings.Contains(r.Header.Get("Content-Type"), "text/html") {
+			t.Fatalf("%s: %d %s", p, r.Status, r.Header.Get("Content-Type"))
+		}
+		if cc := r.Header.Get("Cache-Control"); !strings.Contains(cc, "no-cache") {
+			t.Fatalf("%s: index.html cached: %q", p, cc)
+		}
+	}
+	e.want(e.do("GET", "/_expo/static/js/web/missing-123.js", "", nil), 404, "missing asset")
+	e.want(e.do("GET", "/favicon-missing.ico", "", nil), 404, "missing file")
+	req := httptest.NewRequest("GET", "/auth", nil)
+	res, _ := e.srv.App().Test(req)
+	b, _ := io.ReadAll(res.Body)
+	if !strings.Contains(string(b), "<") {
+		t.Fatal("no html")
+	}
+}
