@@ -8,9 +8,9 @@ import (
 
 func (a *app) versionCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  args(cobra.NoArgs),
+		Use:               "version",
+		Short:             "Print the version",
+		Args:              args(cobra.NoArgs),
 		PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
 		RunE: func(*cobra.Command, []string) error {
 			v := map[string]string{"version": Version, "go": runtime.Version()}

@@ -33,10 +33,10 @@ var statusOf = map[errs.Kind]int{
 
 // fiberErrors gives Fiber's own errors (unknown route, body too large, ...) the same shape.
 var fiberErrors = map[int]*errs.Error{
-	fiber.StatusNotFound:              errs.E(errs.NotFound, "not_found", "Not found"),
-	fiber.StatusMethodNotAllowed:      errs.E(errs.NotFound, "method_not_allowed", "This method is not allowed here"),
-	fiber.StatusRequestEntityTooLarge: errs.E(errs.TooLarge, "body_too_large", "The request body is larger than 1 MiB"),
-	fiber.StatusBadRequest:            errs.E(errs.Invalid, "bad_request", "The request could not be read"),
+	fiber.StatusNotFound:                    errs.E(errs.NotFound, "not_found", "Not found"),
+	fiber.StatusMethodNotAllowed:            errs.E(errs.NotFound, "method_not_allowed", "This method is not allowed here"),
+	fiber.StatusRequestEntityTooLarge:       errs.E(errs.TooLarge, "body_too_large", "The request body is larger than 1 MiB"),
+	fiber.StatusBadRequest:                  errs.E(errs.Invalid, "bad_request", "The request could not be read"),
 	fiber.StatusRequestHeaderFieldsTooLarge: errs.E(errs.Invalid, "headers_too_large", "The request headers are too large"),
 }
 
@@ -112,4 +112,3 @@ func kindName(k string) string {
 	}
 	return "a " + k
 }
-

@@ -10,8 +10,8 @@ package testdb
 
 import (
 	"context"
-	"log/slog"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
