@@ -36,15 +36,22 @@ type app struct {
 	output string // table or json
 }
 
-// Execute runs the command line and returns the exit code: 0 ok, 1 failure, 2 usage.
+// Execute runs the command line until it ends or SIGINT/SIGTERM arrives,
+// and returns the exit code: 0 ok, 1 failure, 2 usage.
 func Execute(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return ExecuteContext(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// ExecuteContext runs the command line until ctx ends.
+func ExecuteContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{v: viper.New(), stdout: stdout, stderr: stderr}
 	root := a.rootCmd()
 	root.SetArgs(args)
+	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0

@@ -1,0 +1,280 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"meridian/pkg/testdb"
+)
+
+func TestMain(m *testing.M) { testdb.Main(m) }
+
+// syncBuffer is a buffer safe to read while a command writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// cliEnv runs commands against one fresh database.
+type cliEnv struct {
+	t    *testing.T
+	base []string
+}
+
+func newCLI(t *testing.T) *cliEnv {
+	return &cliEnv{t: t, base: []string{"--database-url", testdb.URL(t), "--data-dir", t.TempDir(), "--log-level", "error"}}
+}
+
+// run executes a command and returns its exit code, stdout and stderr.
+func (c *cliEnv) run(stdin string, args ...string) (int, string, string) {
+	c.t.Helper()
+	var out, errb syncBuffer
+	code := ExecuteContext(context.Background(), append(append([]string{}, args...), c.base...), strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func (c *cliEnv) ok(args ...string) string {
+	c.t.Helper()
+	code, out, errs := c.run("", args...)
+	if code != 0 {
+		c.t.Fatalf("meridian %v: exit %d\n%s%s", args, code, out, errs)
+	}
+	return out
+}
+
+func TestUsageAndConfigErrors(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	for _, args := range [][]string{{"bogus"}, {"user", "list", "--nope"}, {"role", "assign", "x"}, {"user", "list", "--output", "yaml"}, {"migrate", "down", "zero"}, {"user", "create"}} {
+		if code, _, _ := c.run("", args...); code != 2 {
+			t.Errorf("meridian %v: exit %d, want 2", args, code)
+		}
+	}
+	code, _, stderr := c.run("", "user", "list", "--token-ttl", "forever")
+	if code != 1 || !strings.Contains(stderr, "token_ttl") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Fatalf("bad config: exit %d, %q", code, stderr)
+	}
+}
+
+// Not parallel: it sets environment variables.
+func TestConfigFileAndPrecedence(t *testing.T) {
+	c := newCLI(t)
+	t.Setenv("MERIDIAN_LOG_FORMAT", "xml") // the environment is read
+	code, _, stderr := c.run("", "user", "list")
+	if code != 1 || !strings.Contains(stderr, "log_format") {
+		t.Fatalf("bad env: exit %d, %q", code, stderr)
+	}
+	t.Setenv("MERIDIAN_LOG_FORMAT", "text")
+	dir := t.TempDir()
+	file := dir + "/meridian.yaml"
+	os.WriteFile(file, []byte("token_ttl: nonsense\n"), 0o600)
+	code, _, stderr = c.run("", "user", "list", "--config", file)
+	if code != 1 || !strings.Contains(stderr, "token_ttl") {
+		t.Fatalf("file value not read: %d %q", code, stderr)
+	}
+	t.Setenv("MERIDIAN_TOKEN_TTL", "2h") // environment beats the file
+	if code, _, stderr := c.run("", "user", "list", "--config", file); code != 0 {
+		t.Fatalf("env should win over the file: %d %q", code, stderr)
+	}
+	// a flag beats the environment
+	if code, _, _ := c.run("", "user", "list", "--config", file, "--token-ttl", "bad"); code != 1 {
+		t.Fatal("flag should win over the environment")
+	}
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	var v map[string]string
+	if err := json.Unmarshal([]byte(c.ok("version", "--output", "json")), &v); err != nil || v["version"] == "" {
+		t.Fatalf("version: %v %v", v, err)
+	}
+}
+
+func TestUserAndRoleCommands(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.ok("user", "create", "--name", "Root Admin", "--email", "root@example.test", "--phone", "+1 555 0000", "--password", "password123", "--role", "Admin")
+	code, _, _ := c.run("secretpass1\n", "user", "create", "--name", "Cy Cole", "--email", "cy@example.test", "--phone", "+1 555 0001", "--password-stdin")
+	if code != 0 {
+		t.Fatal("create with --password-stdin failed")
+	}
+	code, _, stderr := c.run("", "user", "create", "--name", "Dup", "--email", "CY@example.test", "--phone", "+1 555 0002", "--password", "password123")
+	if code != 1 || !strings.Contains(stderr, "already exists") {
+		t.Fatalf("duplicate: %d %q", code, stderr)
+	}
+	table := c.ok("user", "list")
+	if !strings.Contains(table, "EMAIL") || !strings.Contains(table, "cy@example.test") || !strings.Contains(table, "Active") {
+		t.Fatalf("table:\n%s", table)
+	}
+	var users []map[string]any
+	if err := json.Unmarshal([]byte(c.ok("user", "list", "-o", "json")), &users); err != nil || len(users) != 2 {
+		t.Fatalf("json: %v %v", users, err)
+	}
+	c.ok("user", "deactivate", "cy@example.test")
+	if err := json.Unmarshal([]byte(c.ok("user", "list", "-o", "json")), &users); err != nil || users[0]["status"] != false {
+		t.Fatalf("after deactivate: %v", users)
+	}
+	c.ok("user", "activate", "cy@example.test")
+	code, _, stderr = c.run("", "user", "deactivate", "root@example.test")
+	if code != 1 || !strings.Contains(stderr, "no active administrator") {
+		t.Fatalf("last admin: %d %q", code, stderr)
+	}
+	c.ok("role", "assign", "cy@example.test", "Admin")
+	c.ok("role", "assign", "root@example.test", "User")
+	if code, _, _ := c.run("", "role", "assign", "cy@example.test", "Boss"); code != 1 {
+		t.Fatal("bad role accepted")
+	}
+	if code, _, stderr := c.run("", "user", "activate", "ghost@example.test"); code != 1 || !strings.Contains(stderr, "No user") {
+		t.Fatalf("unknown user: %d %q", code, stderr)
+	}
+
+	rows := c.ok("audit-log", "tail", "-n", "3", "-o", "json")
+	lines := strings.Split(strings.TrimSpace(rows), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("tail -n 3 printed %d lines", len(lines))
+	}
+	var last map[string]any
+	json.Unmarshal([]byte(lines[2]), &last)
+	if last["ActionType"] != "ROLE_ASSIGN" || !strings.HasSuffix(last["Description"].(string), "(via CLI)") {
+		t.Fatalf("newest audit row %v", last)
+	}
+}
+
+func TestAuditLogFollow(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.ok("user", "create", "--name", "First", "--email", "first@example.test", "--phone", "+1 555 0000", "--password", "password123")
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- ExecuteContext(ctx, append([]string{"audit-log", "tail", "-f", "-n", "5"}, c.base...), nil, &out, &errb)
+	}()
+	waitFor(t, func() bool { return strings.Contains(out.String(), "first@example.test") }, "the existing row")
+	c.ok("user", "create", "--name", "Second", "--email", "second@example.test", "--phone", "+1 555 0000", "--password", "password123")
+	start := time.Now()
+	waitFor(t, func() bool { return strings.Contains(out.String(), "second@example.test") }, "the new row")
+	t.Logf("new row shown after %s", time.Since(start))
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("tail -f exit %d: %s", code, errb.String())
+	}
+}
+
+func TestSeedCommands(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	out := c.ok("seed")
+	if !strings.Contains(out, "alice@meridian.test") || !strings.Contains(out, "admin@meridian.test") {
+		t.Fatalf("seed printed:\n%s", out)
+	}
+	_, _, stderr := c.run("", "seed")
+	if !strings.Contains(stderr, "already has users") {
+		t.Fatalf("second seed: %q", stderr)
+	}
+	var stats map[string]any
+	if err := json.Unmarshal([]byte(c.ok("seed", "--users", "50", "--accounts-per-user", "2", "--seed", "7", "-o", "json")), &stats); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := stats["users"].(float64); n != 50 {
+		t.Fatalf("bulk stats %v", stats)
+	}
+	if code, _, _ := c.run("", "seed", "--users", "5", "--accounts-per-user", "0"); code != 2 {
+		t.Fatal("bad bulk flags accepted")
+	}
+}
+
+func TestMigrateCommands(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	st := c.ok("migrate", "status")
+	if !strings.Contains(st, "applied") {
+		t.Fatalf("status:\n%s", st)
+	}
+	c.ok("migrate", "down", "--all")
+	if st := c.ok("migrate", "status", "-o", "json"); strings.Contains(st, `"applied": true`) {
+		t.Fatalf("still applied after down --all:\n%s", st)
+	}
+	c.ok("migrate", "up")
+	c.ok("user", "list")
+}
+
+// TestEmbeddedLifecycle runs commands with no database_url: the first starts
+// and stops its own cluster; while serve runs, a command attaches to its cluster.
+func TestEmbeddedLifecycle(t *testing.T) {
+	dir, err := os.MkdirTemp("/tmp", "mcli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	base := []string{"--data-dir", dir + "/d", "--log-level", "error"}
+	run := func(ctx context.Context, out *syncBuffer, args ...string) int {
+		return ExecuteContext(ctx, append(args, base...), nil, out, out)
+	}
+	var out syncBuffer
+	if code := run(context.Background(), &out, "user", "list"); code != 0 {
+		t.Fatalf("first command: %d %s", code, out.String())
+	}
+	if _, err := os.Stat(dir + "/d/postgres/postmaster.pid"); !os.IsNotExist(err) {
+		t.Fatal("the command left its cluster running")
+	}
+	if st, err := os.Stat(dir + "/d/jwt_secret"); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("jwt secret: %v", err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var serveOut syncBuffer
+	done := make(chan int)
+	go func() { done <- run(ctx, &serveOut, "serve", "--addr", "127.0.0.1:0") }()
+	waitFor(t, func() bool { return strings.Contains(serveOut.String(), "Meridian is running at") }, "serve to start")
+	url := strings.Fields(strings.SplitAfter(serveOut.String(), "running at ")[1])[0]
+
+	var listOut syncBuffer
+	if code := run(context.Background(), &listOut, "user", "list", "-o", "json"); code != 0 || !strings.Contains(listOut.String(), "alice@meridian.test") {
+		t.Fatalf("command beside serve: %d %s", code, listOut.String())
+	}
+	res, err := http.Get(url + "/readyz")
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("serve after the command detached: %v %v", res, err)
+	}
+	res.Body.Close()
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("serve exit %d: %s", code, serveOut.String())
+	}
+	if _, err := os.Stat(dir + "/d/postgres/postmaster.pid"); !os.IsNotExist(err) {
+		t.Fatal("serve left its cluster running")
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	for i := 0; i < 300; i++ {
+		if cond() {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
