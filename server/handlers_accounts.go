@@ -7,7 +7,7 @@ import (
 )
 
 func (s *Server) accountTypes(c fiber.Ctx) error {
-	types, err := s.svc.AccountTypes(c.Context())
+	types, err := s.svc.AccountTypes(c.Context(), actor(c))
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -171,7 +172,7 @@ func walkRefs(v any, at string, fn func(at, ref string)) {
 				}
 				continue
 			}
-			walkRefs(e, at+"/"+k, fn)
+			walkRefs(e, at+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k), fn)
 		}
 	case []any:
 		for i, e := range x {
@@ -327,7 +328,7 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 
 // TestOpenAPIServed checks that GET /api/openapi.json answers the embedded document.
 func TestOpenAPIServed(t *testing.T) {
-	s := newOpenAPITestServer(t, Options{})
+	s := newOpenAPITestServer(t, Options{Logger: slog.New(slog.DiscardHandler)})
 	resp, err := s.App().Test(httptest.NewRequest(http.MethodGet, "/api/openapi.json", nil))
 	if err != nil {
 		t.Fatal(err)
@@ -393,6 +394,82 @@ func TestOpenAPISecurityMatchesAuthentication(t *testing.T) {
 			t.Errorf("%s is documented with bearer security, but answers %d %q without a token", k, resp.StatusCode, e.Code)
 		case !bearer && authenticated:
 			t.Errorf("%s requires a bearer token, but the document does not say so", k)
+		}
+	}
+}
+
+// TestOpenAPISchemasMatchTypes checks that each documented schema has
+// exactly the JSON fields of the Go type it describes, and (for answers)
+// that every field the server always writes is required.
+func TestOpenAPISchemasMatchTypes(t *testing.T) {
+	doc := loadOpenAPI(t)
+	schemas, _ := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	for _, c := range []struct {
+		schema string
+		typ    any
+		output bool // an answer: every field without omitempty is required
+	}{
+		{"Error", errorBody{}, true},
+		{"User", bank.User{}, true},
+		{"RegisterInput", bank.RegisterInput{}, false},
+		{"LoginResult", bank.LoginResult{}, true},
+		{"AdminUserRow", bank.AdminUserRow{}, true},
+		{"AuditRow", bank.AuditRow{}, true},
+		{"AccountType", bank.AccountType{}, true},
+		{"Account", bank.Account{}, true},
+		{"AccountInput", bank.AccountInput{}, false},
+		{"AccountLookup", bank.AccountLookup{}, true},
+		{"Transaction", bank.Transaction{}, true},
+		{"TransferInput", bank.TransferInput{}, false},
+		{"MoneyRequest", bank.MoneyRequest{}, true},
+		{"MoneyRequestInput", bank.MoneyRequestInput{}, false},
+		{"UserSummary", bank.UserSummary{}, true},
+		{"AdminSummary", bank.AdminSummary{}, true},
+		{"MonthPoint", bank.MonthPoint{}, true},
+		{"Notification", bank.Notification{}, true},
+		{"LiveNotification", Push{}, true},
+	} {
+		sch, ok := schemas[c.schema].(map[string]any)
+		if !ok {
+			t.Errorf("components.schemas.%s is missing", c.schema)
+			continue
+		}
+		props, _ := sch["properties"].(map[string]any)
+		required := map[string]bool{}
+		if req, ok := sch["required"].([]any); ok {
+			for _, r := range req {
+				name, _ := r.(string)
+				required[name] = true
+			}
+		}
+		fields := map[string]bool{}
+		rt := reflect.TypeOf(c.typ)
+		for i := range rt.NumField() {
+			f := rt.Field(i)
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			fields[name] = true
+			if _, ok := props[name]; !ok {
+				t.Errorf("schema %s lacks the field %q of %s", c.schema, name, rt)
+			}
+			if c.output && !strings.Contains(opts, "omitempty") && !required[name] {
+				t.Errorf("schema %s: field %q is always present in answers; list it in required", c.schema, name)
+			}
+		}
+		for name := range props {
+			if !fields[name] {
+				t.Errorf("schema %s has the property %q, which %s does not have", c.schema, name, rt)
+			}
+		}
+		for name := range required {
+			if !fields[name] {
+				t.Errorf("schema %s requires %q, which %s does not have", c.schema, name, rt)
+			}
 		}
 	}
 }

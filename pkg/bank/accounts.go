@@ -47,7 +47,10 @@ const accountColumns = `a.id, u.full_name AS name, a.account_number, a.account_t
 var accountNumberPattern = regexp.MustCompile(`^[A-Za-z0-9]{6,34}$`)
 
 // AccountTypes lists the kinds of account a customer can open.
-func (s *Service) AccountTypes(ctx context.Context) ([]AccountType, error) {
+func (s *Service) AccountTypes(ctx context.Context, a Actor) ([]AccountType, error) {
+	if err := requireCustomer(a); err != nil {
+		return nil, err
+	}
 	types := []AccountType{}
 	err := s.db.SelectContext(ctx, &types, `SELECT id, type_name, currency FROM account_types ORDER BY id`)
 	return types, errs.Wrap(err, "account types")

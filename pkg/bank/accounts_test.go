@@ -10,7 +10,9 @@ import (
 func TestAccountTypes(t *testing.T) {
 	t.Parallel()
 	s := newService(t)
-	types, err := s.AccountTypes(ctx)
+	_, err := s.AccountTypes(ctx, newAdmin(t, s))
+	wantKind(t, err, errs.Forbidden, "customer_only")
+	types, err := s.AccountTypes(ctx, newCustomer(t, s, "Tia Type"))
 	if err != nil || len(types) < 3 || types[0].TypeName != "Checking" || types[0].Currency != "USD" {
 		t.Fatalf("types: %+v %v", types, err)
 	}
