@@ -1,6 +1,7 @@
 package bank
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -49,6 +50,10 @@ func TestBankInvariant(t *testing.T) {
 	deadlocksBefore := deadlocks(t, s)
 	totalBefore := total()
 
+	// A wrong lock order would show as deadlocks, each costing PostgreSQL's
+	// deadlock_timeout and a retry: bound the run so it fails instead of crawling.
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
 	const workers, perWorker = 32, 40
 	var (
 		wg           sync.WaitGroup

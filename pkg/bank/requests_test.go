@@ -1,7 +1,10 @@
 package bank
 
 import (
+	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -463,5 +466,32 @@ func TestMoneyRequestTwoAcceptsRace(t *testing.T) {
 		if balanceOf(t, s, id) != ledgerSum(t, s, id) {
 			t.Fatalf("account %d: balance differs from its ledger", id)
 		}
+	}
+}
+
+// RunExpiry sweeps on its ticker and stops with its context.
+func TestRunExpiry(t *testing.T) {
+	t.Parallel()
+	f := newRequestFixture(t, "10.00", "100.00")
+	r := f.aliceAsksBob(t, "1.00")
+	f.clock.add(2 * time.Hour)
+	run, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		f.s.RunExpiry(run, 20*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		close(done)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for requestStatus(t, f.s, r.ID) != "EXPIRED" {
+		if time.Now().After(deadline) {
+			t.Fatal("RunExpiry did not expire the request")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("RunExpiry did not stop with its context")
 	}
 }

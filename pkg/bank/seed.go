@@ -180,7 +180,11 @@ type BulkStats struct {
 // user<N>@bulk.meridian.test.
 const BulkPassword = "password123"
 
-const maxBulkUsers = 5_000_000
+// Limits of one SeedBulk call.
+const (
+	maxBulkUsers     = 5_000_000
+	maxBulkTransfers = 50_000_000
+)
 
 // bulkBatch is how many users one INSERT makes.
 const bulkBatch = 50_000
@@ -193,6 +197,12 @@ const bulkBatch = 50_000
 // none is negative. The data depend only on Seed (and on how many bulk
 // users exist already): the same Seed on an empty database gives the same
 // users, accounts, amounts and transfers.
+//
+// When the database role may (a superuser, as with the embedded cluster),
+// the transaction sets session_replication_role = replica, as pg_restore
+// --disable-triggers does: the foreign-key triggers, which would check ids
+// this function has just read, are skipped, which makes it about three
+// times faster. CHECK and UNIQUE constraints still hold.
 func (s *Service) SeedBulk(ctx context.Context, o BulkOptions) (BulkStats, error) {
 	start := time.Now()
 	if o.Users < 1 || o.Users > maxBulkUsers {
@@ -207,6 +217,9 @@ func (s *Service) SeedBulk(ctx context.Context, o BulkOptions) (BulkStats, error
 	if o.TransfersPerUser < 0 || o.TransfersPerUser > 1000 {
 		return BulkStats{}, errs.Field("transfers_per_user", "transfers_per_user must be between 0 and 1000")
 	}
+	if int64(o.Users)*int64(o.TransfersPerUser) > maxBulkTransfers {
+		return BulkStats{}, errs.Field("transfers_per_user", fmt.Sprintf("at most %d transfers in all", maxBulkTransfers))
+	}
 	hash, err := auth.HashPassword(BulkPassword)
 	if err != nil {
 		return BulkStats{}, errs.Wrap(err, "hash")
@@ -219,12 +232,13 @@ func (s *Service) SeedBulk(ctx context.Context, o BulkOptions) (BulkStats, error
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, seedLock+1); err != nil {
 			return errs.Wrap(err, "bulk lock")
 		}
-		var offset, lastUser int64
+		replica, err := trySkipTriggers(ctx, tx)
+		if err != nil {
+			return err
+		}
+		var offset int64
 		if err := tx.GetContext(ctx, &offset, `SELECT count(*) FROM users WHERE email LIKE '%@bulk.meridian.test'`); err != nil {
 			return errs.Wrap(err, "bulk offset")
-		}
-		if err := tx.GetContext(ctx, &lastUser, `SELECT COALESCE(max(id), 0) FROM users`); err != nil {
-			return errs.Wrap(err, "bulk last user")
 		}
 		for lo := int64(1); lo <= int64(o.Users); lo += bulkBatch {
 			hi := min(lo+bulkBatch-1, int64(o.Users))
@@ -235,65 +249,76 @@ func (s *Service) SeedBulk(ctx context.Context, o BulkOptions) (BulkStats, error
 			n, _ := res.RowsAffected()
 			st.Users += n
 		}
-		if _, err := tx.ExecContext(ctx, `
-			CREATE TEMP TABLE bulk_acc ON COMMIT DROP AS
-			WITH a AS (
-				INSERT INTO accounts (user_id, account_number, account_type_id, currency, balance, created_at)
-				SELECT u.id, 'BK' || lpad(n::text, 10, '0') || k, 2 - k % 2, 'USD',
-					(10000 + (hashint8extended(n * 8 + k, $2) & 9223372036854775807) % 990001)::numeric / 100,
-					u.created_at + interval '1 hour'
-				FROM (SELECT id, created_at, substring(email FROM '^user([0-9]+)@')::bigint AS n FROM users
-					WHERE id > $1 AND email LIKE '%@bulk.meridian.test') u
-				CROSS JOIN generate_series(1, $3) k
-				ORDER BY u.n, k
-				RETURNING id, user_id, balance, created_at)
-			SELECT row_number() OVER (ORDER BY id) AS i, id, user_id, balance, created_at FROM a`,
-			lastUser, o.Seed, o.AccountsPerUser); err != nil {
-			return errs.Wrap(err, "bulk accounts")
+		st.Accounts = int64(o.Users) * int64(o.AccountsPerUser)
+		if st.Accounts >= 2 {
+			st.Transfers = int64(o.Users) * int64(o.TransfersPerUser)
 		}
-		if err := tx.GetContext(ctx, &st.Accounts, `SELECT count(*) FROM bulk_acc`); err != nil {
-			return errs.Wrap(err, "bulk count")
+		// The transfers first, between account indexes 1..Accounts, so each
+		// account is inserted once with its final balance.
+		if _, err := tx.ExecContext(ctx, bulkTransfersSQL, st.Transfers, st.Accounts, o.Seed); err != nil {
+			return errs.Wrap(err, "bulk transfers")
+		}
+		if _, err := tx.ExecContext(ctx, `
+			CREATE TEMP TABLE bulk_sum ON COMMIT DROP AS
+			SELECT i, sum(sent) AS sent, sum(received) AS received FROM (
+				SELECT from_i AS i, amount AS sent, 0 AS received FROM bulk_tx
+				UNION ALL
+				SELECT to_i, 0, amount FROM bulk_tx) x
+			GROUP BY i`); err != nil {
+			return errs.Wrap(err, "bulk sums")
+		}
+		if _, err := tx.ExecContext(ctx, bulkAccountsSQL, offset, o.AccountsPerUser, o.Seed); err != nil {
+			return errs.Wrap(err, "bulk accounts")
 		}
 		if _, err := tx.ExecContext(ctx, `ALTER TABLE bulk_acc ADD PRIMARY KEY (i); ANALYZE bulk_acc`); err != nil {
 			return errs.Wrap(err, "bulk index")
 		}
-		transfers := int64(o.Users) * int64(o.TransfersPerUser)
-		if st.Accounts < 2 {
-			transfers = 0
-		}
-		if _, err := tx.ExecContext(ctx, bulkTransfersSQL, transfers, st.Accounts, o.Seed, now); err != nil {
-			return errs.Wrap(err, "bulk transfers")
-		}
-		// Opening balance = the final balance's base plus all it sends, so
-		// the balance never dips below zero whatever order the rows have.
+		// Opening balance = what the account keeps plus all it sends, so the
+		// balance never dips below zero whatever order the rows have.
 		if _, err := tx.ExecContext(ctx, `
 			INSERT INTO transactions (account_id, user_id, transaction_type, kind, amount, from_account_id, to_account_id, description, created_at)
-			SELECT a.id, a.user_id, 'CREDIT', 'opening', a.balance + COALESCE(s.sent, 0), a.id, a.id, 'Opening balance', a.created_at
-			FROM bulk_acc a LEFT JOIN (SELECT from_id, sum(amount) AS sent FROM bulk_tx GROUP BY from_id) s ON s.from_id = a.id
+			SELECT a.id, a.user_id, 'CREDIT', 'opening', a.balance - COALESCE(s.received, 0) + COALESCE(s.sent, 0), a.id, a.id, 'Opening balance', a.created_at
+			FROM bulk_acc a LEFT JOIN bulk_sum s ON s.i = a.i
 			ORDER BY a.id`); err != nil {
 			return errs.Wrap(err, "bulk opening rows")
 		}
 		if _, err := tx.ExecContext(ctx, `
 			INSERT INTO transactions (account_id, user_id, transaction_type, kind, amount, from_account_id, to_account_id, description, created_at)
-			SELECT account_id, user_id, typ, 'transfer', amount, from_id, to_id, description, created_at FROM (
-				SELECT n, 0 AS o, from_id AS account_id, from_user AS user_id, 'DEBIT' AS typ, amount, from_id, to_id, description, created_at FROM bulk_tx
-				UNION ALL
-				SELECT n, 1, to_id, to_user, 'CREDIT', amount, from_id, to_id, description, created_at FROM bulk_tx) x
-			ORDER BY created_at, n, o`); err != nil {
+			SELECT CASE v.o WHEN 0 THEN x.from_id ELSE x.to_id END, CASE v.o WHEN 0 THEN x.from_user ELSE x.to_user END,
+				CASE v.o WHEN 0 THEN 'DEBIT' ELSE 'CREDIT' END, 'transfer', x.amount, x.from_id, x.to_id, x.description, x.created_at
+			FROM (
+				SELECT b.n, f.id AS from_id, f.user_id AS from_user, t.id AS to_id, t.user_id AS to_user, b.amount, b.description,
+					LEAST($1::timestamptz, GREATEST(f.created_at, t.created_at) + make_interval(secs => (b.h / 10 % 15552000)::double precision)) AS created_at
+				FROM bulk_tx b JOIN bulk_acc f ON f.i = b.from_i JOIN bulk_acc t ON t.i = b.to_i) x
+			CROSS JOIN (VALUES (0), (1)) v(o)
+			ORDER BY x.created_at, x.n, v.o`, now); err != nil {
 			return errs.Wrap(err, "bulk transfer rows")
 		}
-		if _, err := tx.ExecContext(ctx, `
-			UPDATE accounts a SET balance = a.balance + r.received
-			FROM (SELECT to_id, sum(amount) AS received FROM bulk_tx GROUP BY to_id) r WHERE a.id = r.to_id`); err != nil {
-			return errs.Wrap(err, "bulk balances")
+		if replica {
+			if _, err := tx.ExecContext(ctx, `SET LOCAL session_replication_role = origin`); err != nil {
+				return errs.Wrap(err, "bulk triggers on")
+			}
 		}
-		st.Transfers = transfers
-		st.LedgerRows = st.Accounts + 2*transfers
+		st.LedgerRows = st.Accounts + 2*st.Transfers
 		return audit(ctx, tx, CLIActor, AuditEntry{Action: "SEED_BULK", Table: "users",
 			Description: fmt.Sprintf("Seeded %d bulk users, %d accounts and %d transfers (seed %d)", st.Users, st.Accounts, st.Transfers, o.Seed)})
 	})
 	st.Elapsed = time.Since(start)
 	return st, err
+}
+
+// trySkipTriggers sets session_replication_role = replica for the rest of
+// tx when the role may, and reports whether it did.
+func trySkipTriggers(ctx context.Context, tx *sqlx.Tx) (bool, error) {
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT bulk_replica`); err != nil {
+		return false, errs.Wrap(err, "savepoint")
+	}
+	if _, err := tx.ExecContext(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
+		_, rerr := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT bulk_replica`)
+		return false, errs.Wrap(rerr, "rollback to savepoint")
+	}
+	_, err := tx.ExecContext(ctx, `RELEASE SAVEPOINT bulk_replica`)
+	return true, errs.Wrap(err, "release savepoint")
 }
 
 // bulkUsersSQL makes users $1..$2 (their N) with credentials; names and join
@@ -311,18 +336,38 @@ const bulkUsersSQL = `
 		RETURNING id)
 	INSERT INTO credentials (user_id, password_hash) SELECT id, $5 FROM u`
 
-// bulkTransfersSQL draws $1 transfers among the $2 bulk accounts of
-// bulk_acc, each between two different accounts, from a hash of its number
-// and the seed $3; amounts are 1.00 to 50.99, dates before $4.
+// bulkTransfersSQL draws $1 transfers among account indexes 1..$2, each
+// between two different accounts, from a hash of its number and the seed
+// $3; amounts are 1.00 to 50.99.
 const bulkTransfersSQL = `
 	CREATE TEMP TABLE bulk_tx ON COMMIT DROP AS
-	SELECT g.n, f.id AS from_id, f.user_id AS from_user, t.id AS to_id, t.user_id AS to_user,
-		(100 + g.h2 % 5000)::numeric(20, 2) / 100 AS amount,
-		(ARRAY['Rent','Groceries','Dinner','Coffee','Gift','Tickets','Utilities','Books','Taxi','Lunch'])[1 + g.h3 % 10] AS description,
-		LEAST($4::timestamptz, GREATEST(f.created_at, t.created_at) + make_interval(secs => (g.h3 / 10 % 15552000)::double precision)) AS created_at
+	SELECT n, 1 + h1 % $2::bigint AS from_i,
+		1 + (h1 % $2::bigint + 1 + (h2 / 5000) % GREATEST($2::bigint - 1, 1)) % $2::bigint AS to_i,
+		(100 + h2 % 5000)::numeric(20, 2) / 100 AS amount,
+		(ARRAY['Rent','Groceries','Dinner','Coffee','Gift','Tickets','Utilities','Books','Taxi','Lunch'])[1 + h3 % 10] AS description,
+		h3 AS h
 	FROM (SELECT n, hashint8extended(n, $3 + 1) & 9223372036854775807 AS h1,
 			hashint8extended(n, $3 + 2) & 9223372036854775807 AS h2,
 			hashint8extended(n, $3 + 3) & 9223372036854775807 AS h3
-		FROM generate_series(1, $1::bigint) n) g
-	JOIN bulk_acc f ON f.i = 1 + g.h1 % $2::bigint
-	JOIN bulk_acc t ON t.i = 1 + (g.h1 % $2::bigint + 1 + (g.h2 / 5000) % GREATEST($2::bigint - 1, 1)) % $2::bigint`
+		FROM generate_series(1, $1::bigint) n) g`
+
+// bulkAccountsSQL opens $2 accounts (Checking, Savings, ...) for each bulk
+// user numbered after $1, with their final balance: a random amount kept
+// (100.00 to 10,000.00, from the seed $3) plus what the account receives.
+// bulk_acc maps each account's index to its id.
+const bulkAccountsSQL = `
+	CREATE TEMP TABLE bulk_acc ON COMMIT DROP AS
+	WITH a AS (
+		INSERT INTO accounts (user_id, account_number, account_type_id, currency, balance, created_at)
+		SELECT u.id, 'BK' || lpad(u.n::text, 10, '0') || k, 2 - k % 2, 'USD',
+			(10000 + (hashint8extended(x.i, $3) & 9223372036854775807) % 990001)::numeric / 100 + COALESCE(s.received, 0),
+			u.created_at + interval '1 hour'
+		FROM (SELECT id, created_at, substring(email FROM '^user([0-9]+)@')::bigint AS n FROM users
+			WHERE email LIKE '%@bulk.meridian.test' AND substring(email FROM '^user([0-9]+)@')::bigint > $1) u
+		CROSS JOIN generate_series(1, $2) k
+		CROSS JOIN LATERAL (SELECT (u.n - $1 - 1) * $2 + k AS i) x
+		LEFT JOIN bulk_sum s ON s.i = x.i
+		ORDER BY u.n, k
+		RETURNING id, user_id, account_number, balance, created_at)
+	SELECT (substring(account_number FROM 3 FOR 10)::bigint - $1 - 1) * $2 + substring(account_number FROM 13)::bigint AS i,
+		id, user_id, balance, created_at FROM a`

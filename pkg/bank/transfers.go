@@ -248,16 +248,10 @@ func (s *Service) Transfer(ctx context.Context, a Actor, in TransferInput, idemp
 				return nil
 			}
 		}
-		rows, err := lockAccounts(ctx, tx, "UPDATE", `a.account_number = $1`, in.AccountID)
+		rows, err := lockAccounts(ctx, tx, "UPDATE", `a.account_number IN ($1, $2)`, in.AccountID, in.ToAccountID)
 		if err != nil {
 			return err
 		}
-		time.Sleep(time.Millisecond)
-		rows2, err := lockAccounts(ctx, tx, "UPDATE", `a.account_number = $1`, in.ToAccountID)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, rows2...)
 		from, ok := pick(rows, func(r lockedAccount) bool { return r.AccountNumber == in.AccountID })
 		if !ok || from.UserID != a.UserID || from.Closed {
 			return errs.ErrAccountNotFound
