@@ -60,7 +60,8 @@ fmt-check:
 vet: $(WEB_DIST)
 	$(GO) vet ./...
 
-test-go: $(WEB_DIST)
+# test/fault drives bin/meridian (kill -9 of serve, immediate PostgreSQL restart), so build it first.
+test-go: bin/meridian
 	$(GO) test -p $(GOTEST_P) -count=1 ./...
 
 test-app: node_modules/.installed
@@ -77,6 +78,14 @@ test-e2e: build deps-chromium
 ## budget: the web app's initial JavaScript and the time to render /auth
 budget: build deps-chromium
 	$(NPM) run --silent budget
+
+## bench: API transfers vs pgbench at 32 clients, read and push latency (BENCH_BIG=1: 1.1 M ledger rows)
+bench: build
+	bash scripts/bench.sh
+
+## fault: the crash run (FAULT_LONG=1 for five rounds of each fault)
+fault: build
+	$(GO) test ./test/fault/ -count=1 -v
 
 clean:
 	rm -rf bin dist server/web/dist/* .expo

@@ -1,11 +1,15 @@
 package server
 
 import (
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
+	"net"
 	"strings"
+	"syscall"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/lib/pq"
 
 	"meridian/pkg/errs"
 	"meridian/pkg/money"
@@ -62,12 +66,30 @@ func (s *Server) handleError(c fiber.Ctx, err error) error {
 	if status == 0 || status >= 500 {
 		status = statusOf[e.Kind]
 	}
+	if status == fiber.StatusInternalServerError && databaseUnavailable(err) {
+		s.log.Warn("database unavailable", "request_id", c.Locals(localRequestID), "path", c.Path(), "err", err)
+		c.Set(fiber.HeaderRetryAfter, "2")
+		c.Set(fiber.HeaderCacheControl, "no-store")
+		return c.Status(fiber.StatusServiceUnavailable).JSON(errorBody{Error: "The bank is briefly unavailable; please try again in a moment", Code: "database_unavailable"})
+	}
 	if status >= 500 {
 		s.log.Error("request failed", "request_id", c.Locals(localRequestID), "method", c.Method(), "path", c.Path(), "err", err)
 		e = errs.As(errors.New("internal")) // never show the cause
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.Status(status).JSON(errorBody{Error: e.Message, Code: e.Code, Fields: e.Fields})
+}
+
+// databaseUnavailable reports whether err means the database could not be
+// reached (down, restarting, connection lost), as opposed to a bug.
+func databaseUnavailable(err error) bool {
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		class := string(pe.Code)[:2]
+		return class == "08" || class == "57" // connection exception, operator intervention (shutdown, starting up)
+	}
+	var ne net.Error
+	return errors.Is(err, driver.ErrBadConn) || errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // decode reads a JSON object body into v, turning every way it can be wrong

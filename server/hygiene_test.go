@@ -5,6 +5,12 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"meridian/pkg/auth"
+	"meridian/pkg/bank"
 )
 
 func TestBadBodiesAndRoutesAreJSONErrors(t *testing.T) {
@@ -87,5 +93,28 @@ func TestWebAppServing(t *testing.T) {
 	b, _ := io.ReadAll(res.Body)
 	if !strings.Contains(string(b), "<") {
 		t.Fatal("no html")
+	}
+}
+
+// While the database cannot be reached, clients get a 503 to retry, not a 500.
+func TestDatabaseDownIs503(t *testing.T) {
+	t.Parallel()
+	down, err := sqlx.Open("postgres", "host=/tmp/meridian-no-such-socket port=5432 user=nobody dbname=none sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer down.Close()
+	tokens, _ := auth.NewTokens(testSecret, time.Hour)
+	srv := New(bank.New(down, tokens, bank.Settings{}), nil, Options{Logger: quiet})
+	token, _, _ := tokens.Issue(1, time.Now())
+	req := httptest.NewRequest("GET", "/api/auth/me", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := srv.App().Test(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 503 || res.Header.Get("Retry-After") == "" || !strings.Contains(string(b), "database_unavailable") {
+		t.Fatalf("got %d %q %s", res.StatusCode, res.Header.Get("Retry-After"), b)
 	}
 }

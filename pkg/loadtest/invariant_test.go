@@ -1,0 +1,102 @@
+package loadtest
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"meridian/pkg/auth"
+	"meridian/pkg/bank"
+	"meridian/pkg/money"
+	"meridian/pkg/testdb"
+)
+
+// The invariant check on a real database: it passes on a consistent bank,
+// and it catches a balance that drifted from its ledger, a 201 that is not in
+// the ledger, and a transfer nobody was told of.
+func TestCheckInvariants(t *testing.T) {
+	ctx := context.Background()
+	dbx := testdb.New(t)
+	tokens, err := auth.NewTokens([]byte(strings.Repeat("k", 32)), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := bank.New(dbx, tokens, bank.Settings{})
+
+	before, err := TakeMark(ctx, dbx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SeedBulk(ctx, bank.BulkOptions{Users: 5, AccountsPerUser: 2, TransfersPerUser: 3, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := BulkCustomers(ctx, dbx, before.MaxUserID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 5 || len(cs[0].Accounts) != 2 || cs[0].Password != bank.BulkPassword || !strings.HasSuffix(cs[0].Email, "@bulk.meridian.test") {
+		t.Fatalf("bulk customers: %+v", cs)
+	}
+	pick1, _ := BulkCustomers(ctx, dbx, 0, 3, 9)
+	pick2, _ := BulkCustomers(ctx, dbx, 0, 3, 9)
+	if len(pick1) != 3 || !slices.EqualFunc(pick1, pick2, func(a, b Customer) bool { return a.UserID == b.UserID }) {
+		t.Fatalf("picking 3 with one seed should give the same 3: %v / %v", pick1, pick2)
+	}
+
+	mark, err := TakeMark(ctx, dbx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to := cs[0], cs[1]
+	res, err := svc.Transfer(ctx, bank.Actor{UserID: from.UserID, Role: bank.RoleUser}, bank.TransferInput{
+		AccountID: from.Accounts[0], ToAccountID: to.Accounts[1], Amount: 12_34, Description: "test"}, "k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := Committed{ID: res.Transaction.ID, From: from.Accounts[0], To: to.Accounts[1], Amount: 12_34}
+
+	check := func(o InvariantOptions) *InvariantReport {
+		t.Helper()
+		r, err := CheckInvariants(ctx, dbx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := check(InvariantOptions{ExpectedTotal: &mark.TotalBalance, Committed: []Committed{good}, ExactSince: mark.MaxTransactionID})
+	if !r.OK || r.Accounts != 10 || r.LedgerRows != 10+2*15+2 || r.CommittedChecked != 1 {
+		t.Fatalf("a consistent bank should pass: %+v", r)
+	}
+
+	wrong := good
+	wrong.Amount = 12_35
+	r = check(InvariantOptions{Committed: []Committed{wrong, {ID: 999_999, From: "x", To: "y", Amount: 1}}})
+	if r.OK || !slices.Equal(r.MissingCommitted, []int64{good.ID, 999_999}) {
+		t.Fatalf("a 201 not in the ledger as answered should be reported: %+v", r)
+	}
+
+	r = check(InvariantOptions{ExactSince: mark.MaxTransactionID})
+	if r.OK || !slices.Equal(r.Unanswered, []int64{good.ID}) {
+		t.Fatalf("a transfer never answered 201 should be reported: %+v", r)
+	}
+
+	if _, err := dbx.Exec(`UPDATE accounts SET balance = balance + 1 WHERE account_number = $1`, to.Accounts[0]); err != nil {
+		t.Fatal(err)
+	}
+	r = check(InvariantOptions{ExpectedTotal: &mark.TotalBalance})
+	if r.OK || r.MismatchCount != 1 || r.Mismatches[0].AccountNumber != to.Accounts[0] ||
+		r.Mismatches[0].Balance-r.Mismatches[0].Ledger != money.Amount(1_00) || r.TotalBalance != mark.TotalBalance+1_00 || len(r.Problems) != 2 {
+		t.Fatalf("a balance off its ledger should be reported, with the total: %+v", r)
+	}
+
+	// A DEBIT without its CREDIT is not a committed transfer.
+	if _, err := dbx.Exec(`DELETE FROM transactions WHERE transaction_type = 'CREDIT' AND kind = 'transfer' AND amount = 12.34`); err != nil {
+		t.Fatal(err)
+	}
+	r = check(InvariantOptions{Committed: []Committed{good}})
+	if r.OK || !slices.Equal(r.MissingCommitted, []int64{good.ID}) {
+		t.Fatalf("a DEBIT without its CREDIT should be reported: %+v", r)
+	}
+}
