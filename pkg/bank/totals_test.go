@@ -1,0 +1,69 @@
+package bank
+
+import (
+	"math/rand"
+	"sync"
+	"testing"
+
+	"meridian/pkg/money"
+)
+
+// TestAdminSummaryMatchesLedgerScan checks that the sharded ledger totals
+// behind the admin summary always equal a full scan of the ledger and of the
+// balances, after demo data, a bulk load and concurrent transfers.
+func TestAdminSummaryMatchesLedgerScan(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	if _, err := s.SeedDemo(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SeedBulk(ctx, BulkOptions{Users: 40, AccountsPerUser: 2, TransfersPerUser: 3, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	adm := newAdmin(t, s)
+	check := func(when string) {
+		t.Helper()
+		got, err := s.AdminSummary(ctx, adm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want AdminSummary
+		if err := s.db.Get(&want, `SELECT `+ledgerTotals+`, (SELECT COALESCE(sum(balance), 0) FROM accounts) AS total_balance,
+			(SELECT count(*) FROM users) AS total_users, 0 AS pending_requests FROM transactions t`); err != nil {
+			t.Fatal(err)
+		}
+		want.PendingRequests = got.PendingRequests
+		if got != want {
+			t.Fatalf("%s: summary %+v, scan %+v", when, got, want)
+		}
+		if got.TotalTransactions == 0 || got.TotalBalance == 0 {
+			t.Fatalf("%s: empty totals %+v", when, got)
+		}
+	}
+	check("after seeding")
+
+	// Concurrent transfers from many connections spread over the shards.
+	a, b := newCustomer(t, s, "Tess Total"), newCustomer(t, s, "Uma Unit")
+	accs := []Account{openAccount(t, s, a, "500.00"), openAccount(t, s, a, "500.00"), openAccount(t, s, b, "500.00")}
+	owner := map[int64]Actor{accs[0].ID: a, accs[1].ID: a, accs[2].ID: b}
+	var wg sync.WaitGroup
+	for g := 0; g < 16; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			r := rand.New(rand.NewSource(int64(g)))
+			for i := 0; i < 20; i++ {
+				from, to := accs[r.Intn(3)], accs[r.Intn(3)]
+				if from.ID == to.ID {
+					continue
+				}
+				s.Transfer(ctx, owner[from.ID], TransferInput{AccountID: from.AccountNumber, ToAccountID: to.AccountNumber, Amount: money.Amount(1 + r.Intn(5000))}, "")
+			}
+		}(g)
+	}
+	wg.Wait()
+	if _, err := s.UpdateAccount(ctx, a, accs[0].ID, AccountInput{AccountNumber: accs[0].AccountNumber, Balance: 123, AccountTypeID: 1}); err != nil {
+		t.Fatal(err)
+	}
+	check("after concurrent transfers and an adjustment")
+}
