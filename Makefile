@@ -72,8 +72,12 @@ test-app: node_modules/.installed
 test-native: node_modules/.installed
 	$(NPM) run --silent export:native
 
+# Playwright (playwright-core driving Debian's Chromium) against bin/meridian on a fresh embedded
+# database: the app's flows, then a walk of every screen for both roles with axe-core and
+# screenshots (written to screenshots/, git-ignored).
 test-e2e: build deps-chromium
 	$(NPM) run --silent e2e
+	node e2e/screens.test.mjs
 
 ## budget: the web app's initial JavaScript and the time to render /auth
 budget: build deps-chromium

@@ -1,0 +1,49 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { StatusBar } from 'expo-status-bar';
+import { useEffect } from 'react';
+import { SafeAreaProvider } from 'react-native-safe-area-context';
+
+import { ErrorBoundary } from './components/ErrorBoundary';
+import { Toaster } from './components/Toaster';
+import { AppNavigator } from './navigators/AppNavigator';
+import { queryClient } from './services/api/queryClient';
+import { NotificationsProvider } from './state/NotificationsProvider';
+import { sessionStore } from './state/session';
+import { ThemeProvider, useTheme } from './theme';
+
+/** Reads the stored session; clears the server-data cache whenever the token goes away. */
+function useSessionLifecycle() {
+  useEffect(() => {
+    void sessionStore.hydrate();
+    let last = sessionStore.getState().token;
+    return sessionStore.subscribe(() => {
+      const { token } = sessionStore.getState();
+      if (last && !token) queryClient.clear();
+      last = token;
+    });
+  }, []);
+}
+
+function ThemedStatusBar() {
+  const { scheme } = useTheme();
+  return <StatusBar style={scheme === 'dark' ? 'light' : 'dark'} />;
+}
+
+export default function App() {
+  useSessionLifecycle();
+  return (
+    <SafeAreaProvider>
+      <ThemeProvider>
+        <ErrorBoundary>
+          <QueryClientProvider client={queryClient}>
+            <NotificationsProvider>
+              <AppNavigator />
+            </NotificationsProvider>
+            <Toaster />
+          </QueryClientProvider>
+        </ErrorBoundary>
+        <ThemedStatusBar />
+      </ThemeProvider>
+    </SafeAreaProvider>
+  );
+}

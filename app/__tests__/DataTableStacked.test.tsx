@@ -1,0 +1,27 @@
+import { fireEvent, screen } from '@testing-library/react-native';
+
+import { DataTable } from '../components/DataTable';
+import { renderScreen } from './screenMocks';
+
+const rows = [{ id: 1, name: 'Ada' }, { id: 2, name: 'Bob' }];
+const columns = [{ key: 'name', title: 'Name' }];
+
+function narrow(testID: string) {
+  fireEvent(screen.getByTestId(testID), 'layout', { nativeEvent: { layout: { width: 390, height: 200 } } });
+}
+
+it("stackedRole='list': at 390px the cards are a list of list items (no table without rows)", () => {
+  renderScreen(<DataTable testID="t" columns={columns} data={rows} keyExtractor={(r) => String(r.id)} stackedRole="list" />, { notifications: false });
+  expect(screen.getByTestId('t').props.role).toBe('table');
+  narrow('t');
+  expect(screen.getByTestId('t').props.role).toBe('list');
+  expect(screen.getAllByTestId('t-row').map((r) => r.props.role)).toEqual(['listitem', 'listitem']);
+  expect(screen.getByText('Ada')).toBeTruthy();
+});
+
+it('by default the stacked layout keeps its earlier markup', () => {
+  renderScreen(<DataTable testID="t" columns={columns} data={rows} keyExtractor={(r) => String(r.id)} />, { notifications: false });
+  narrow('t');
+  expect(screen.getByTestId('t').props.role).toBe('table');
+  expect(screen.getAllByTestId('t-row')[0].props.role).toBeUndefined();
+});

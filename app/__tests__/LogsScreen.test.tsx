@@ -1,0 +1,120 @@
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-native';
+
+import LogsScreen from '../screens/LogsScreen';
+import type { AuditLog } from '../services/api/types';
+import { sessionStore } from '../state/session';
+import { toast } from '../state/toast';
+import { adminUser, fakeServer, pending, renderScreen } from './screenMocks';
+import { jsonResponse } from './testUtils';
+
+const realFetch = global.fetch;
+
+const log = (id: number, extra: Partial<AuditLog> = {}): AuditLog => ({
+  id,
+  FullName: `User ${id}`,
+  AccountNumber: `10020030${id}`,
+  ActionType: 'TRANSFER',
+  TableName: 'transactions',
+  Description: `Transfer number ${id}`,
+  ActionTimestamp: '2026-03-04T09:05:00Z',
+  ...extra,
+});
+
+function server(auditLogs: (url: string) => Response | Promise<Response>) {
+  return fakeServer({
+    'GET /api/user/notifications': () => jsonResponse(200, []),
+    'GET /api/admin/audit-logs': (_body, url) => auditLogs(url),
+  });
+}
+
+beforeEach(async () => {
+  await sessionStore.signIn('tok-admin', adminUser);
+});
+
+afterEach(async () => {
+  global.fetch = realFetch;
+  act(() => toast.dismiss());
+  await act(() => sessionStore.signOut());
+});
+
+it('shows User, Account, Action, Table, Description and Timestamp', async () => {
+  server(() => jsonResponse(200, { audit_logs: [log(1, { AccountNumber: '' })], next_cursor: null }));
+  renderScreen(<LogsScreen />);
+  expect(screen.getByText('System Logs')).toBeTruthy();
+  expect(await screen.findByText('User 1')).toBeTruthy();
+  for (const title of ['User', 'Account', 'Action', 'Table', 'Description', 'Timestamp']) expect(screen.getByText(title)).toBeTruthy();
+  expect(screen.getByText('TRANSFER')).toBeTruthy();
+  expect(screen.getByText('transactions')).toBeTruthy();
+  expect(screen.getByText('Transfer number 1')).toBeTruthy();
+  expect(screen.getByText('Mar 4, 2026, 09:05 AM')).toBeTruthy();
+  expect(screen.getByText('—')).toBeTruthy();
+  // No more pages: no "load more".
+  expect(screen.queryByTestId('logs-load-more')).toBeNull();
+});
+
+it('a loading state, then the empty text', async () => {
+  let answer: (r: Response) => void = () => undefined;
+  server(() => new Promise<Response>((res) => (answer = res)));
+  renderScreen(<LogsScreen />);
+  expect(await screen.findByText('Loading logs...')).toBeTruthy();
+  await act(async () => answer(jsonResponse(200, { audit_logs: [], next_cursor: null })));
+  expect(await screen.findByText('No logs available')).toBeTruthy();
+});
+
+it("a failed fetch: 'Failed to fetch logs' inline and as a toast", async () => {
+  server(() => jsonResponse(500, { error: 'Internal error' }));
+  renderScreen(<LogsScreen />);
+  expect(await screen.findByTestId('toast-error')).toHaveTextContent('Failed to fetch logs');
+  expect(within(screen.getByTestId('logs-table')).getByText('Failed to fetch logs')).toBeTruthy();
+});
+
+it("audit_logs that is not an array: 'Unexpected response format from server'", async () => {
+  server(() => jsonResponse(200, { audit_logs: { not: 'an array' }, next_cursor: null }));
+  renderScreen(<LogsScreen />);
+  expect(await screen.findByTestId('toast-error')).toHaveTextContent('Unexpected response format from server');
+  expect(within(screen.getByTestId('logs-table')).getByText('Unexpected response format from server')).toBeTruthy();
+  expect(screen.queryByText('Failed to fetch logs')).toBeNull();
+});
+
+it('a bare array instead of {audit_logs} is also an unexpected format', async () => {
+  server(() => jsonResponse(200, [log(1)]));
+  renderScreen(<LogsScreen />);
+  expect(await screen.findByTestId('toast-error')).toHaveTextContent('Unexpected response format from server');
+  expect(screen.queryByText('User 1')).toBeNull();
+});
+
+it('"Load more" asks for the next page with limit and before=next_cursor and appends it', async () => {
+  const { calls } = server((url) =>
+    url.includes('before=cursor-1')
+      ? jsonResponse(200, { audit_logs: [log(2)], next_cursor: null })
+      : jsonResponse(200, { audit_logs: [log(3)], next_cursor: 'cursor-1' }),
+  );
+  renderScreen(<LogsScreen />);
+  expect(await screen.findByText('User 3')).toBeTruthy();
+  expect(calls.find((c) => c.path === '/api/admin/audit-logs')?.url).toMatch(/\/api\/admin\/audit-logs\?limit=50$/);
+  fireEvent.press(screen.getByTestId('logs-load-more'));
+  expect(await screen.findByText('User 2')).toBeTruthy();
+  expect(screen.getByText('User 3')).toBeTruthy();
+  const pageCall = calls.filter((c) => c.path === '/api/admin/audit-logs')[1];
+  expect(pageCall.url).toMatch(/limit=50&before=cursor-1$/);
+  await waitFor(() => expect(screen.queryByTestId('logs-load-more')).toBeNull());
+});
+
+it('a failed "load more" keeps the rows shown and toasts', async () => {
+  server((url) =>
+    url.includes('before=') ? jsonResponse(500) : jsonResponse(200, { audit_logs: [log(3)], next_cursor: 'cursor-1' }),
+  );
+  renderScreen(<LogsScreen />);
+  expect(await screen.findByText('User 3')).toBeTruthy();
+  fireEvent.press(screen.getByTestId('logs-load-more'));
+  expect(await screen.findByTestId('toast-error')).toHaveTextContent('Failed to fetch logs');
+  expect(screen.getByText('User 3')).toBeTruthy();
+  expect(screen.getByTestId('logs-load-more')).toBeTruthy();
+});
+
+it('stays in loading while the server does not answer', async () => {
+  server(pending);
+  renderScreen(<LogsScreen />);
+  expect(await screen.findByText('Loading logs...')).toBeTruthy();
+  expect(screen.queryByText('No logs available')).toBeNull();
+});

@@ -1,0 +1,168 @@
+import { act, fireEvent, renderHook, screen } from '@testing-library/react-native';
+import * as RN from 'react-native';
+
+import { Shell } from '../components/shell/Shell';
+import type { User } from '../services/api/types';
+import {
+  defaultSidebarOpen,
+  showSidebarBackdrop,
+  sidebarWidth,
+  useSidebar,
+  visibleSidebarGroups,
+} from '../state/sidebar';
+import { toast } from '../state/toast';
+import { renderWithProviders } from './testUtils';
+
+describe('sidebar rules', () => {
+  it('is collapsed below 768px and expanded from 768px', () => {
+    expect(defaultSidebarOpen(390)).toBe(false);
+    expect(defaultSidebarOpen(767)).toBe(false);
+    expect(defaultSidebarOpen(768)).toBe(true);
+    expect(defaultSidebarOpen(1280)).toBe(true);
+  });
+
+  it('is 240px expanded and 70px collapsed', () => {
+    expect(sidebarWidth(true)).toBe(240);
+    expect(sidebarWidth(false)).toBe(70);
+  });
+
+  it('shows a backdrop only when open on a narrow screen', () => {
+    expect(showSidebarBackdrop(390, true)).toBe(true);
+    expect(showSidebarBackdrop(390, false)).toBe(false);
+    expect(showSidebarBackdrop(1024, true)).toBe(false);
+  });
+
+  it('follows the viewport when it crosses 768px', () => {
+    const { result, rerender } = renderHook(({ w }: { w: number }) => useSidebar(w), { initialProps: { w: 1024 } });
+    expect(result.current.open).toBe(true);
+    expect(result.current.width).toBe(240);
+    rerender({ w: 600 });
+    expect(result.current.open).toBe(false);
+    expect(result.current.width).toBe(70);
+    act(() => result.current.toggle());
+    expect(result.current).toMatchObject({ open: true, backdrop: true });
+    // Resizing within the narrow range keeps the choice; an outside click collapses.
+    rerender({ w: 500 });
+    expect(result.current.open).toBe(true);
+    act(() => result.current.outsideClick());
+    expect(result.current).toMatchObject({ open: false, backdrop: false });
+    rerender({ w: 900 });
+    expect(result.current.open).toBe(true);
+    // An outside click does nothing on a wide screen.
+    act(() => result.current.outsideClick());
+    expect(result.current.open).toBe(true);
+  });
+
+  it('groups links per role and hides empty groups', () => {
+    const labels = (role: 'User' | 'Admin' | null) =>
+      visibleSidebarGroups(role).map((g) => `${g.title}: ${g.links.map((l) => l.label).join(', ')}`);
+    expect(labels('User')).toEqual(['Dashboard: Dashboard', 'Customers: Open New Account, Send Money, Request Money']);
+    expect(labels('Admin')).toEqual(['Dashboard: Dashboard', 'Admin: Users, Role Assign, Audit Logs']);
+    expect(labels(null)).toEqual(['Dashboard: Dashboard']);
+    expect(visibleSidebarGroups('User', [{ title: 'Empty', links: [] }])).toEqual([]);
+  });
+});
+
+const user: User = {
+  id: 1,
+  full_name: 'Alice Doe',
+  email: 'alice@meridian.test',
+  phone_number: '1',
+  role: 'User',
+  is_active: true,
+  created_at: '2026-01-01T00:00:00Z',
+};
+
+/** Sets the window size seen by useWindowDimensions. */
+function mockWidth(width: number) {
+  const size = { width, height: 800, scale: 1, fontScale: 1 };
+  act(() => RN.Dimensions.set({ window: size, screen: size }));
+}
+
+describe('Shell', () => {
+  afterEach(() => {
+    jest.restoreAllMocks();
+    act(() => toast.dismiss());
+  });
+
+  const renderShell = (role: 'User' | 'Admin' = 'User', onNavigate = jest.fn()) =>
+    renderWithProviders(
+      <Shell user={{ ...user, role }} activeRoute="Dashboard" onNavigate={onNavigate} onLogout={jest.fn()}>
+        <RN.Text>Page content</RN.Text>
+      </Shell>,
+    );
+
+  it('narrow: collapsed, opens with a backdrop, and an outside click collapses it', () => {
+    mockWidth(390);
+    renderShell();
+    expect(screen.getByText('Page content')).toBeTruthy();
+    expect(screen.getByTestId('sidebar')).toHaveStyle({ width: 70 });
+    expect(screen.queryByTestId('sidebar-backdrop')).toBeNull();
+    // Collapsed: icons only.
+    expect(screen.queryByText('Send Money')).toBeNull();
+
+    fireEvent.press(screen.getByLabelText('Toggle sidebar'));
+    expect(screen.getByTestId('sidebar')).toHaveStyle({ width: 240 });
+    expect(screen.getByTestId('sidebar-backdrop')).toBeTruthy();
+    expect(screen.getByText('Send Money')).toBeTruthy();
+
+    fireEvent.press(screen.getByTestId('sidebar-backdrop'));
+    expect(screen.getByTestId('sidebar')).toHaveStyle({ width: 70 });
+    expect(screen.queryByTestId('sidebar-backdrop')).toBeNull();
+  });
+
+  it('follows a window resize across 768px', () => {
+    mockWidth(1280);
+    renderShell();
+    expect(screen.getByTestId('sidebar')).toHaveStyle({ width: 240 });
+    mockWidth(700);
+    expect(screen.getByTestId('sidebar')).toHaveStyle({ width: 70 });
+    mockWidth(1000);
+    expect(screen.getByTestId('sidebar')).toHaveStyle({ width: 240 });
+  });
+
+  it('wide: expanded without a backdrop; the toggle collapses it', () => {
+    mockWidth(1280);
+    renderShell('Admin');
+    expect(screen.getByTestId('sidebar')).toHaveStyle({ width: 240 });
+    expect(screen.queryByTestId('sidebar-backdrop')).toBeNull();
+    expect(screen.getByText('Users')).toBeTruthy();
+    expect(screen.getByText('Role Assign')).toBeTruthy();
+    expect(screen.queryByText('Send Money')).toBeNull();
+    fireEvent.press(screen.getByLabelText('Toggle sidebar'));
+    expect(screen.getByTestId('sidebar')).toHaveStyle({ width: 70 });
+    expect(screen.queryByTestId('sidebar-backdrop')).toBeNull();
+  });
+
+  it('links navigate; the header has the search box, the footer its links', () => {
+    mockWidth(1280);
+    const onNavigate = jest.fn();
+    renderShell('User', onNavigate);
+    fireEvent.press(screen.getByTestId('nav-transfer-funds'));
+    expect(onNavigate).toHaveBeenCalledWith('TransferFunds');
+    expect(screen.getByPlaceholderText('Search...')).toBeTruthy();
+    expect(screen.getByText('Privacy Policy')).toBeTruthy();
+    expect(screen.getByText('Terms of Service')).toBeTruthy();
+    expect(screen.getByText(/2024.*Meridian/)).toBeTruthy();
+  });
+
+  it('profile menu: My Account with Password Reset and Logout', () => {
+    mockWidth(1280);
+    const onLogout = jest.fn();
+    renderWithProviders(
+      <Shell user={user} activeRoute="Dashboard" onNavigate={jest.fn()} onLogout={onLogout}>
+        <RN.Text>x</RN.Text>
+      </Shell>,
+    );
+    fireEvent.press(screen.getByLabelText('Open profile menu'));
+    expect(screen.getByText('My Account')).toBeTruthy();
+    fireEvent.press(screen.getByText('Password Reset'));
+    expect(screen.getByLabelText('Old Password')).toBeTruthy();
+    expect(screen.getByLabelText('New Password')).toBeTruthy();
+    fireEvent.press(screen.getByText('Cancel'));
+    expect(screen.queryByLabelText('Old Password')).toBeNull();
+    fireEvent.press(screen.getByLabelText('Open profile menu'));
+    fireEvent.press(screen.getByText('Logout'));
+    expect(onLogout).toHaveBeenCalledTimes(1);
+  });
+});

@@ -1,0 +1,60 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render, type RenderOptions } from '@testing-library/react-native';
+import type { ReactElement, ReactNode } from 'react';
+import { SafeAreaProvider } from 'react-native-safe-area-context';
+
+import { Toaster } from '../components/Toaster';
+import { NotificationsProvider } from '../state/NotificationsProvider';
+import { ThemeProvider } from '../theme';
+import { memoryStorage } from './memoryStorage';
+
+const metrics = {
+  frame: { x: 0, y: 0, width: 390, height: 844 },
+  insets: { top: 0, left: 0, right: 0, bottom: 0 },
+};
+
+export function makeQueryClient() {
+  return new QueryClient({ defaultOptions: { queries: { retry: false, gcTime: Infinity }, mutations: { retry: false } } });
+}
+
+/** Renders with every app provider and the Toaster (no real sockets). */
+export function renderWithProviders(
+  ui: ReactElement,
+  { queryClient = makeQueryClient(), notifications = true, ...options }: RenderOptions & { queryClient?: QueryClient; notifications?: boolean } = {},
+) {
+  const noSocket = () => ({ onopen: null, onclose: null, onerror: null, onmessage: null, close: () => undefined });
+  function Wrapper({ children }: { children: ReactNode }) {
+    return (
+      <SafeAreaProvider initialMetrics={metrics}>
+        <ThemeProvider storage={memoryStorage({}, { sync: true })}>
+          <QueryClientProvider client={queryClient}>
+            {notifications ? <NotificationsProvider createSocket={noSocket}>{children}</NotificationsProvider> : children}
+            <Toaster />
+          </QueryClientProvider>
+        </ThemeProvider>
+      </SafeAreaProvider>
+    );
+  }
+  return { queryClient, ...render(ui, { wrapper: Wrapper, ...options }) };
+}
+
+export function jsonResponse(status: number, body?: unknown): Response {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  return { ok: status >= 200 && status < 300, status, text: async () => text } as unknown as Response;
+}
+
+/** A fetch stand-in answering by "METHOD /path" (query string ignored). */
+export function mockFetch(routes: Record<string, (body: unknown) => Response>) {
+  const calls: Array<{ method: string; path: string; body: unknown; headers: Record<string, string> }> = [];
+  const fn = jest.fn(async (url: string, init: RequestInit = {}) => {
+    const method = (init.method ?? 'GET').toUpperCase();
+    const path = url.replace(/^https?:\/\/[^/]+/, '').split('?')[0];
+    const body = typeof init.body === 'string' ? JSON.parse(init.body) : undefined;
+    calls.push({ method, path, body, headers: (init.headers ?? {}) as Record<string, string> });
+    const handler = routes[`${method} ${path}`];
+    if (!handler) return jsonResponse(404, { error: `no mock for ${method} ${path}` });
+    return handler(body);
+  });
+  global.fetch = fn as unknown as typeof fetch;
+  return { fn, calls };
+}

@@ -1,0 +1,50 @@
+import { StyleSheet, View, type StyleProp, type ViewStyle } from 'react-native';
+
+import { radius, spacing, useTheme } from '../theme';
+import { Text } from './Text';
+
+export type BadgeTone = 'success' | 'danger' | 'warning' | 'neutral' | 'info';
+
+export interface BadgeProps {
+  label: string | number;
+  tone?: BadgeTone;
+  style?: StyleProp<ViewStyle>;
+  testID?: string;
+  accessibilityLabel?: string;
+}
+
+export function Badge({ label, tone = 'neutral', style, testID, accessibilityLabel }: BadgeProps) {
+  const { colors } = useTheme();
+  const tones: Record<BadgeTone, { bg: string; fg: string }> = {
+    success: { bg: colors.successMuted, fg: colors.success },
+    danger: { bg: colors.dangerMuted, fg: colors.danger },
+    warning: { bg: colors.warningMuted, fg: colors.warning },
+    neutral: { bg: colors.neutralMuted, fg: colors.neutral },
+    info: { bg: colors.primaryMuted, fg: colors.primary },
+  };
+  const t = tones[tone];
+  return (
+    <View testID={testID} accessibilityLabel={accessibilityLabel} style={[styles.badge, { backgroundColor: t.bg }, style]}>
+      <Text style={[styles.text, { color: t.fg }]}>{String(label)}</Text>
+    </View>
+  );
+}
+
+/** Money request status colours (spec §4): accepted green, rejected red, expired grey, pending yellow. */
+export function statusTone(status: string | null | undefined): BadgeTone {
+  switch ((status ?? '').toUpperCase()) {
+    case 'ACCEPTED':
+      return 'success';
+    case 'REJECTED':
+      return 'danger';
+    case 'PENDING':
+      return 'warning';
+    default:
+      return 'neutral';
+  }
+}
+
+const styles = StyleSheet.create({
+  badge: { alignSelf: 'flex-start', borderRadius: radius.pill, paddingHorizontal: spacing.sm, paddingVertical: 2 },
+  text: { fontSize: 11, fontWeight: '700' },
+});

@@ -1,0 +1,7 @@
+import { ApiError } from '../../services/api/client';
+
+/** 'Failed to fetch users', with the server's message when it sent one (spec §8). */
+export function fetchUsersError(error: unknown): string {
+  const server = error instanceof ApiError ? error.serverMessage : undefined;
+  return server ? `Failed to fetch users: ${server}` : 'Failed to fetch users';
+}

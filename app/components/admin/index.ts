@@ -1,0 +1,2 @@
+export * from './fetchUsersError';
+export * from './useErrorToast';

@@ -1,0 +1,82 @@
+import { useLinkProps } from '@react-navigation/native';
+import { useState } from 'react';
+import { StyleSheet, Text as RNText } from 'react-native';
+
+import type { Account } from '../../services/api/types';
+import { useTheme } from '../../theme';
+import { formatMoney } from '../../utils/format';
+import { Select } from '../Select';
+import { Text } from '../Text';
+import { StatCard } from './StatCard';
+
+/** Exact sum of balances (in cents, so no float drift). */
+export function sumBalances(accounts: Account[] | undefined): number {
+  if (!accounts) return 0;
+  const cents = accounts.reduce((acc, a) => acc + Math.round(Number(a.balance) * 100), 0);
+  return cents / 100;
+}
+
+function AccountLink({ accountNumber }: { accountNumber: string }) {
+  const { colors } = useTheme();
+  const link = useLinkProps({
+    screen: 'App',
+    params: { screen: 'TransactionHistory', params: { account_id: accountNumber } },
+  });
+  return (
+    <RNText
+      {...link}
+      testID="dashboard-account-link"
+      accessibilityLabel={`Transaction history of account ${accountNumber}`}
+      style={[styles.link, { color: colors.primary }]}
+    >
+      {accountNumber}
+    </RNText>
+  );
+}
+
+/**
+ * 'Account Balance' (or 'System Balance'): the sum of all balances, or the
+ * selected account's balance with its number linking to its history.
+ */
+export function BalanceCard({
+  title,
+  accounts,
+  loading,
+  error,
+}: {
+  title: string;
+  accounts: Account[] | undefined;
+  loading: boolean;
+  error: boolean;
+}) {
+  const { colors } = useTheme();
+  const [selected, setSelected] = useState<string | null>(null);
+  const account = accounts?.find((a) => a.account_number === selected);
+  const balance = account ? Number(account.balance) : sumBalances(accounts);
+  return (
+    <StatCard title={title}>
+      <Select<string>
+        placeholder="Select an account"
+        options={(accounts ?? []).map((a) => ({ label: a.account_number, value: a.account_number }))}
+        value={account ? account.account_number : null}
+        onChange={setSelected}
+        testID="dashboard-account-select"
+        disabled={loading || error}
+      />
+      {error ? (
+        <Text variant="muted" role="alert" style={{ color: colors.danger }}>
+          Failed to load accounts
+        </Text>
+      ) : (
+        <Text variant="title" testID="dashboard-balance">
+          {loading ? '…' : formatMoney(balance)}
+        </Text>
+      )}
+      {account ? <AccountLink accountNumber={account.account_number} /> : null}
+    </StatCard>
+  );
+}
+
+const styles = StyleSheet.create({
+  link: { textDecorationLine: 'underline', fontSize: 14, alignSelf: 'flex-start' },
+});

@@ -1,0 +1,180 @@
+import { useState } from 'react';
+import { StyleSheet, View } from 'react-native';
+
+import { useAccounts } from '../../services/api/accounts';
+import { errorMessage } from '../../services/api/client';
+import { useDashboardSummary, useMonthlySummary } from '../../services/api/dashboard';
+import { useAcceptMoneyRequest, useDeclineMoneyRequest, useMoneyRequests } from '../../services/api/moneyRequests';
+import { useTransactionHistory } from '../../services/api/transactions';
+import type { MoneyRequest, Transaction } from '../../services/api/types';
+import { toast } from '../../state/toast';
+import { spacing, useTheme } from '../../theme';
+import { datePart, formatMoney } from '../../utils/format';
+import { Button } from '../Button';
+import { Card } from '../Card';
+import { LazyAreaChart } from '../charts';
+import { DataTable, type Column } from '../DataTable';
+import { Loading } from '../Loading';
+import { Screen } from '../Screen';
+import { canAnswerRequest, StatusBadge, TransactionTypeBadge } from '../StatusBadge';
+import { Text } from '../Text';
+import { BalanceCard } from './BalanceCard';
+import { StatCard } from './StatCard';
+
+export type DashboardVariant = 'user' | 'admin';
+
+/**
+ * The User Dashboard and the Admin Dashboard (spec §2): the same layout; the
+ * admin one shows 'System Balance', 'Monthly User Growth' and no Actions.
+ * The data hooks pick user or admin endpoints from the session's role.
+ */
+export function DashboardView({ variant }: { variant: DashboardVariant }) {
+  const admin = variant === 'admin';
+  const { colors } = useTheme();
+  const summary = useDashboardSummary();
+  const monthly = useMonthlySummary();
+  const accounts = useAccounts();
+  const requests = useMoneyRequests();
+  const transactions = useTransactionHistory();
+  const accept = useAcceptMoneyRequest();
+  const decline = useDeclineMoneyRequest();
+  const [busyId, setBusyId] = useState<number | null>(null);
+
+  const title = admin ? 'Admin Dashboard' : 'Dashboard';
+  const testID = admin ? 'screen-admin-dashboard' : 'screen-user-dashboard';
+
+  if (summary.isPending) {
+    return (
+      <Screen title={title} testID={testID}>
+        <Loading text="Loading dashboard..." testID="dashboard-loading" />
+      </Screen>
+    );
+  }
+
+  const answer = (r: MoneyRequest, action: 'accept' | 'decline') => {
+    if (busyId !== null) return;
+    setBusyId(r.ID);
+    const mutation = action === 'accept' ? accept : decline;
+    mutation.mutate(r.ID, {
+      onSuccess: () => toast.success(action === 'accept' ? 'Money request accepted!' : 'Money request rejected!'),
+      onError: (err) => toast.error(errorMessage(err, action === 'accept' ? 'Failed to accept request' : 'Failed to reject request')),
+      onSettled: () => setBusyId(null),
+    });
+  };
+
+  const requestColumns: Column<MoneyRequest>[] = [
+    { key: 'from', title: 'From Account', render: (r) => r.requester_id },
+    { key: 'amount', title: 'Amount', render: (r) => formatMoney(r.Amount) },
+    { key: 'status', title: 'Status', render: (r) => <StatusBadge status={r.Status} /> },
+  ];
+  if (!admin) {
+    requestColumns.push({
+      key: 'actions',
+      title: 'Actions',
+      flex: 1.6,
+      render: (r) =>
+        canAnswerRequest(r) ? (
+          <View style={styles.actions}>
+            <Button
+              title="Accept"
+              size="sm"
+              testID={`dashboard-accept-${r.ID}`}
+              accessibilityLabel={`Accept request ${r.ID}`}
+              loading={busyId === r.ID && accept.isPending}
+              disabled={busyId !== null}
+              onPress={() => answer(r, 'accept')}
+            />
+            <Button
+              title="Decline"
+              size="sm"
+              variant="outline"
+              testID={`dashboard-decline-${r.ID}`}
+              accessibilityLabel={`Decline request ${r.ID}`}
+              loading={busyId === r.ID && decline.isPending}
+              disabled={busyId !== null}
+              onPress={() => answer(r, 'decline')}
+            />
+          </View>
+        ) : null,
+    });
+  }
+
+  const transactionColumns: Column<Transaction>[] = [
+    { key: 'date', title: 'Date', render: (t) => datePart(t.transaction_date) },
+    { key: 'type', title: 'Type', render: (t) => <TransactionTypeBadge type={t.transaction_type} /> },
+    { key: 'amount', title: 'Amount', render: (t) => formatMoney(t.amount) },
+    { key: 'from', title: 'From Account', render: (t) => t.account_id },
+    { key: 'to', title: 'To Account', render: (t) => t.to_account_id },
+    { key: 'description', title: 'Description', flex: 1.5, render: (t) => t.description ?? '' },
+  ];
+
+  const s = summary.data;
+  return (
+    <Screen title={title} testID={testID}>
+      <View style={styles.grid}>
+        <BalanceCard
+          title={admin ? 'System Balance' : 'Account Balance'}
+          accounts={accounts.data}
+          loading={accounts.isPending}
+          error={accounts.isError}
+        />
+        {summary.isError || !s ? (
+          <Card style={styles.errorCard}>
+            <Text variant="muted" role="alert" testID="dashboard-error" style={{ color: colors.danger }}>
+              Failed to load dashboard data
+            </Text>
+          </Card>
+        ) : (
+          <>
+            <StatCard title="Total Transactions" value={String(s.total_transactions ?? 0)} testID="dashboard-total-transactions" />
+            <StatCard title="Pending Requests" value={String(s.pending_requests ?? 0)} testID="dashboard-pending-requests" />
+            <StatCard title="Total Transfers" value={String(s.total_transfers ?? 0)} testID="dashboard-total-transfers" />
+            <StatCard title="Total Sent Amount" value={formatMoney(s.total_sent_amount)} testID="dashboard-total-sent" />
+            <StatCard title="Total Received Amount" value={formatMoney(s.total_received_amount)} testID="dashboard-total-received" />
+          </>
+        )}
+      </View>
+
+      <Card title={admin ? 'Monthly User Growth' : 'Monthly Transaction Summary'} testID="dashboard-chart">
+        <LazyAreaChart
+          data={monthly.data ?? []}
+          height={300}
+          formatY={admin ? undefined : (v) => formatMoney(v).replace(/\.00$/, '')}
+        />
+      </Card>
+
+      <Card title="Recent Money Requests">
+        <DataTable
+          testID="dashboard-requests"
+          columns={requestColumns}
+          data={requests.isError ? [] : requests.data}
+          keyExtractor={(r) => String(r.ID)}
+          maxHeight={300}
+          loading={requests.isPending}
+          loadingText="Loading requests..."
+          emptyText="No money requests available."
+        />
+      </Card>
+
+      <Card title="Recent Transactions">
+        <DataTable
+          testID="dashboard-transactions"
+          columns={transactionColumns}
+          data={transactions.data?.data}
+          keyExtractor={(t) => String(t.id)}
+          maxHeight={500}
+          loading={transactions.isPending}
+          loadingText="Loading transactions..."
+          error={transactions.isError ? 'Failed to load transactions' : null}
+          emptyText="No recent transactions available."
+        />
+      </Card>
+    </Screen>
+  );
+}
+
+const styles = StyleSheet.create({
+  grid: { flexDirection: 'row', flexWrap: 'wrap', gap: spacing.md },
+  actions: { flexDirection: 'row', gap: spacing.sm, flexWrap: 'wrap' },
+  errorCard: { flexGrow: 1, flexBasis: 220, justifyContent: 'center' },
+});

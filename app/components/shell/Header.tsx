@@ -1,0 +1,117 @@
+import { Pressable, StyleSheet, TextInput, View } from 'react-native';
+
+import type { User } from '../../services/api/types';
+import { layout, radius, spacing, useTheme } from '../../theme';
+import { initials } from '../../utils/format';
+import { Icon } from '../Icon';
+import { IconButton } from '../IconButton';
+import { Text } from '../Text';
+import { webData } from '../webData';
+
+export interface HeaderProps {
+  user: User | null;
+  newCount: number;
+  /** The live-notification connection state (data-live on the web). */
+  live?: string;
+  onToggleSidebar: () => void;
+  onOpenNotifications: () => void;
+  onOpenProfile: () => void;
+}
+
+/** The 60px top bar. */
+export function Header({ user, newCount, live = 'off', onToggleSidebar, onOpenNotifications, onOpenProfile }: HeaderProps) {
+  const { colors, scheme, toggle } = useTheme();
+  return (
+    <View
+      testID="header"
+      role="banner"
+      style={[styles.header, { height: layout.headerHeight, backgroundColor: colors.surface, borderColor: colors.border }]}
+    >
+      <IconButton icon="menu" accessibilityLabel="Toggle sidebar" testID="sidebar-toggle" onPress={onToggleSidebar} />
+      <View style={[styles.search, { borderColor: colors.border, backgroundColor: colors.input }]}>
+        <Icon name="search" size={16} color={colors.textMuted} />
+        <TextInput
+          testID="header-search"
+          accessibilityLabel="Search"
+          placeholder="Search..."
+          placeholderTextColor={colors.textMuted}
+          inputMode="search"
+          style={[styles.searchInput, { color: colors.text }]}
+        />
+      </View>
+      <View style={styles.actions}>
+        <IconButton
+          icon={scheme === 'dark' ? 'sun' : 'moon'}
+          accessibilityLabel={scheme === 'dark' ? 'Switch to light theme' : 'Switch to dark theme'}
+          testID="theme-toggle"
+          onPress={toggle}
+        />
+        <IconButton
+          icon="bell"
+          accessibilityLabel="Notifications"
+          testID="notifications-button"
+          onPress={onOpenNotifications}
+          {...webData({ live })}
+        >
+          {newCount > 0 ? (
+            <View
+              testID="notifications-badge"
+              accessibilityLabel={`${newCount} unread notifications`}
+              style={[styles.badge, { backgroundColor: colors.danger, borderColor: colors.surface }]}
+            >
+              <Text style={styles.badgeText}>{newCount > 99 ? '99+' : String(newCount)}</Text>
+            </View>
+          ) : null}
+        </IconButton>
+        <Pressable
+          testID="profile-button"
+          accessibilityRole="button"
+          accessibilityLabel="Open profile menu"
+          onPress={onOpenProfile}
+          style={[styles.avatar, { backgroundColor: colors.primaryMuted }]}
+        >
+          <Text style={[styles.avatarText, { color: colors.primary }]}>{initials(user?.full_name)}</Text>
+        </Pressable>
+      </View>
+    </View>
+  );
+}
+
+const styles = StyleSheet.create({
+  header: {
+    flexDirection: 'row',
+    alignItems: 'center',
+    gap: spacing.sm,
+    paddingHorizontal: spacing.sm,
+    borderBottomWidth: 1,
+  },
+  search: {
+    flex: 1,
+    minWidth: 0,
+    maxWidth: 420,
+    height: 36,
+    flexDirection: 'row',
+    alignItems: 'center',
+    gap: spacing.xs,
+    borderWidth: 1,
+    borderRadius: radius.md,
+    paddingHorizontal: spacing.sm,
+  },
+  searchInput: { flex: 1, minWidth: 0, height: 34, fontSize: 14, paddingVertical: 0 },
+  actions: { flexDirection: 'row', alignItems: 'center', gap: 2, marginLeft: 'auto' },
+  badge: {
+    position: 'absolute',
+    top: 2,
+    right: 2,
+    minWidth: 18,
+    height: 18,
+    borderRadius: 9,
+    paddingHorizontal: 4,
+    alignItems: 'center',
+    justifyContent: 'center',
+    borderWidth: 2,
+  },
+  badgeText: { color: '#ffffff', fontSize: 10, fontWeight: '700', lineHeight: 12 },
+  avatar: { width: 36, height: 36, borderRadius: 18, alignItems: 'center', justifyContent: 'center', marginLeft: spacing.xs },
+  avatarText: { fontWeight: '700', fontSize: 13 },
+});

@@ -1,0 +1,28 @@
+import { StyleSheet, View } from 'react-native';
+
+import { radius, useTheme } from '../../theme';
+import { Text } from '../Text';
+
+/** Placeholder logo + name. */
+export function Logo({ showName }: { showName: boolean }) {
+  const { colors } = useTheme();
+  return (
+    <View style={styles.row} testID="sidebar-logo">
+      <View style={[styles.mark, { backgroundColor: colors.primary }]}>
+        <Text style={[styles.letter, { color: colors.primaryText }]}>M</Text>
+      </View>
+      {showName ? (
+        <Text variant="subtitle" numberOfLines={1} style={styles.name}>
+          Meridian
+        </Text>
+      ) : null}
+    </View>
+  );
+}
+
+const styles = StyleSheet.create({
+  row: { flexDirection: 'row', alignItems: 'center', gap: 10 },
+  mark: { width: 34, height: 34, borderRadius: radius.md, alignItems: 'center', justifyContent: 'center' },
+  letter: { fontWeight: '800', fontSize: 18 },
+  name: { fontWeight: '700' },
+});

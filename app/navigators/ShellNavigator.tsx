@@ -1,0 +1,132 @@
+import {
+  createNavigatorFactory,
+  TabRouter,
+  useNavigation,
+  useNavigationBuilder,
+  type DefaultNavigatorOptions,
+  type NavigationProp,
+  type ParamListBase,
+  type TabActionHelpers,
+  type TabNavigationState,
+  type TabRouterOptions,
+} from '@react-navigation/native';
+import type { ComponentType, ReactNode } from 'react';
+import { useEffect, useRef } from 'react';
+
+import { ErrorBoundary } from '../components/ErrorBoundary';
+import { Loading } from '../components/Loading';
+import { Shell } from '../components/shell/Shell';
+import { signOut, useMe } from '../services/api/auth';
+import { isAdmin, sessionStore, useSession } from '../state/session';
+import { toast } from '../state/toast';
+import { consumeExplicitSignOut, markExplicitSignOut, rememberRoute } from './redirect';
+import { ADMIN_ONLY, type AppParamList, type AppRouteName, type RootParamList } from './routes';
+
+export interface ShellScreenOptions {
+  title?: string;
+}
+
+type ShellNavigatorProps = DefaultNavigatorOptions<
+  ParamListBase,
+  string | undefined,
+  TabNavigationState<ParamListBase>,
+  ShellScreenOptions,
+  Record<string, never>,
+  unknown
+> &
+  TabRouterOptions;
+
+/**
+ * The signed-in area: a tab-like router (one page shown at a time, browser
+ * history on the web) rendered inside the Shell. Guards live here, so pages
+ * need none of their own:
+ * - signed out: remember the page, go to /auth;
+ * - admin-only page for a non-admin: 'Unauthorized access', go to /.
+ */
+function ShellNavigator({ id, initialRouteName, children, screenOptions, layout, screenListeners, screenLayout }: ShellNavigatorProps) {
+  const { state, descriptors, navigation, render } = useNavigationBuilder<
+    TabNavigationState<ParamListBase>,
+    TabRouterOptions,
+    TabActionHelpers<ParamListBase>,
+    ShellScreenOptions,
+    Record<string, never>
+  >(TabRouter, { id, initialRouteName, children, screenOptions, layout, screenListeners, screenLayout, backBehavior: 'history' });
+
+  const rootNavigation = useNavigation<NavigationProp<RootParamList>>();
+  const token = useSession((s) => s.token);
+  const user = useSession((s) => s.user);
+  const hydrated = useSession((s) => s.hydrated);
+  const route = state.routes[state.index];
+  const routeName = route.name as AppRouteName;
+  const needsUser = !!token && !user;
+  const me = useMe(needsUser);
+
+  // A token without its stored user: fetch /api/auth/me.
+  useEffect(() => {
+    if (needsUser && me.data) void sessionStore.setUser(me.data);
+  }, [needsUser, me.data]);
+
+  // Login guard.
+  useEffect(() => {
+    if (!hydrated || token) return;
+    if (!consumeExplicitSignOut()) {
+      rememberRoute({ name: routeName, params: route.params as AppParamList[AppRouteName] });
+    } else {
+      rememberRoute(null);
+    }
+    rootNavigation.reset({ index: 0, routes: [{ name: 'Auth' }] });
+  }, [hydrated, token, routeName, route.params, rootNavigation]);
+
+  // Admin guard.
+  const forbidden = ADMIN_ONLY.has(routeName) && !!user && !isAdmin(user);
+  const warned = useRef<string | null>(null);
+  useEffect(() => {
+    if (!forbidden) return;
+    if (warned.current !== route.key) {
+      warned.current = route.key;
+      toast.error('Unauthorized access');
+    }
+    navigation.navigate('Dashboard');
+  }, [forbidden, route.key, navigation]);
+
+  let content: ReactNode;
+  if (!hydrated || !token || (needsUser && !me.isError) || forbidden) {
+    content = <Loading testID="shell-loading" />;
+  } else {
+    content = (
+      <ErrorBoundary resetKey={route.key} onHome={() => navigation.navigate('Dashboard')}>
+        {descriptors[route.key].render()}
+      </ErrorBoundary>
+    );
+  }
+
+  if (!hydrated || !token) return render(<Loading testID="shell-loading" />);
+
+  return render(
+    <Shell
+      user={user}
+      activeRoute={routeName}
+      onNavigate={(name) => navigation.navigate(name)}
+      onLogout={() => {
+        markExplicitSignOut();
+        void signOut();
+      }}
+    >
+      {content}
+    </Shell>,
+  );
+}
+
+interface ShellScreenProps<K extends AppRouteName> {
+  name: K;
+  component: ComponentType<object>;
+  options?: ShellScreenOptions;
+  initialParams?: Partial<NonNullable<AppParamList[K]>>;
+}
+
+interface ShellNavigatorType {
+  Navigator: ComponentType<{ children: ReactNode; initialRouteName?: AppRouteName; screenOptions?: ShellScreenOptions }>;
+  Screen: <K extends AppRouteName>(props: ShellScreenProps<K>) => null;
+}
+
+export const createShellNavigator = createNavigatorFactory(ShellNavigator) as () => ShellNavigatorType;

@@ -1,0 +1,248 @@
+import { useNavigation, type NavigationProp } from '@react-navigation/native';
+import { useState } from 'react';
+import { StyleSheet, View } from 'react-native';
+
+import { Button, DataTable, IconButton, Modal, Screen, Select, TextField, type Column } from '../components';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { useErrorToast } from '../components/useErrorToast';
+import type { RootParamList } from '../navigators/routes';
+import { useAccounts, useAccountTypes, useCreateAccount, useDeleteAccount, useUpdateAccount } from '../services/api/accounts';
+import { errorMessage } from '../services/api/client';
+import type { Account } from '../services/api/types';
+import { useSession } from '../state/session';
+import { toast } from '../state/toast';
+import { spacing, useTheme } from '../theme';
+import { datePart, formatMoney } from '../utils/format';
+
+interface FormState {
+  accountNumber: string;
+  balance: string;
+  typeId: number | null;
+}
+
+type FormErrors = Partial<Record<keyof FormState, string>>;
+
+const EMPTY: FormState = { accountNumber: '', balance: '', typeId: null };
+
+/** Account form rules (spec §5). */
+export function validateAccountForm(form: FormState): FormErrors {
+  const errors: FormErrors = {};
+  if (!form.accountNumber.trim()) errors.accountNumber = 'Account number is required';
+  const balance = form.balance.trim() === '' ? 0 : Number(form.balance);
+  if (!Number.isFinite(balance)) errors.balance = 'Balance must be a number';
+  else if (balance < 0) errors.balance = 'Balance cannot be negative';
+  else if (!/^\d+(\.\d{1,2})?$/.test(form.balance.trim() === '' ? '0' : form.balance.trim()))
+    errors.balance = 'Balance can have at most 2 decimals';
+  if (form.typeId === null) errors.typeId = 'Account type is required';
+  return errors;
+}
+
+/** Account Registration (spec §2): the user's accounts, create, edit and delete. */
+export default function AccountRegistrationScreen() {
+  const { colors } = useTheme();
+  const navigation = useNavigation<NavigationProp<RootParamList>>();
+  const user = useSession((s) => s.user);
+  const token = useSession((s) => s.token);
+  const accounts = useAccounts();
+  const types = useAccountTypes();
+  const create = useCreateAccount();
+  const update = useUpdateAccount();
+  const remove = useDeleteAccount();
+
+  useErrorToast(accounts.isError, accounts.errorUpdatedAt, 'Failed to fetch accounts');
+  useErrorToast(types.isError, types.errorUpdatedAt, 'Failed to fetch account types');
+
+  const [open, setOpen] = useState(false);
+  const [editing, setEditing] = useState<Account | null>(null);
+  const [form, setForm] = useState<FormState>(EMPTY);
+  const [errors, setErrors] = useState<FormErrors>({});
+  const [toDelete, setToDelete] = useState<Account | null>(null);
+
+  const saving = create.isPending || update.isPending;
+
+  const close = () => {
+    setOpen(false);
+    setEditing(null);
+    setForm(EMPTY);
+    setErrors({});
+  };
+
+  const openCreate = () => {
+    setEditing(null);
+    setForm(EMPTY);
+    setErrors({});
+    setOpen(true);
+  };
+
+  const openEdit = (a: Account) => {
+    setEditing(a);
+    setForm({ accountNumber: a.account_number, balance: Number(a.balance).toFixed(2), typeId: a.account_type_id });
+    setErrors({});
+    setOpen(true);
+  };
+
+  const set = <K extends keyof FormState>(key: K, value: FormState[K]) => {
+    setForm((f) => ({ ...f, [key]: value }));
+    setErrors((e) => ({ ...e, [key]: undefined }));
+  };
+
+  const submit = () => {
+    if (saving) return;
+    const found = validateAccountForm(form);
+    setErrors(found);
+    if (Object.values(found).some(Boolean)) return;
+    if (!user || !token) {
+      toast.error('Please login to continue');
+      navigation.navigate('Auth');
+      return;
+    }
+    const payload = {
+      account_number: form.accountNumber.trim(),
+      balance: form.balance.trim() === '' ? '0' : form.balance.trim(),
+      account_type_id: form.typeId as number,
+    };
+    if (editing) {
+      update.mutate(
+        { id: editing.id, payload },
+        {
+          onSuccess: () => {
+            toast.success('Account updated successfully');
+            close();
+          },
+          onError: (err) => toast.error(errorMessage(err, 'Failed to update account')),
+        },
+      );
+    } else {
+      create.mutate(payload, {
+        onSuccess: () => {
+          toast.success('Account created successfully');
+          close();
+        },
+        onError: (err) => toast.error(errorMessage(err, 'Failed to create account')),
+      });
+    }
+  };
+
+  const confirmDelete = () => {
+    if (!toDelete || remove.isPending) return;
+    remove.mutate(toDelete.id, {
+      onSuccess: () => toast.success('Account deleted successfully'),
+      onError: (err) => toast.error(errorMessage(err, 'Failed to delete account')),
+      onSettled: () => setToDelete(null),
+    });
+  };
+
+  const columns: Column<Account>[] = [
+    { key: 'name', title: 'Name', render: (a) => a.name },
+    { key: 'number', title: 'Account Number', render: (a) => a.account_number },
+    { key: 'type', title: 'Type', render: (a) => a.type_name },
+    { key: 'balance', title: 'Balance', render: (a) => formatMoney(a.balance) },
+    { key: 'currency', title: 'Currency', flex: 0.7, render: (a) => a.currency },
+    { key: 'created', title: 'Created', render: (a) => datePart(a.created_at) },
+    {
+      key: 'actions',
+      title: 'Actions',
+      flex: 0.9,
+      render: (a) => (
+        <View style={styles.icons}>
+          <IconButton
+            icon="edit-2"
+            accessibilityLabel={`Edit account ${a.account_number}`}
+            testID={`account-edit-${a.account_number}`}
+            onPress={() => openEdit(a)}
+          />
+          <IconButton
+            icon="trash-2"
+            color={colors.danger}
+            accessibilityLabel={`Delete account ${a.account_number}`}
+            testID={`account-delete-${a.account_number}`}
+            onPress={() => setToDelete(a)}
+          />
+        </View>
+      ),
+    },
+  ];
+
+  const typeOptions = (types.data ?? []).map((t) => ({ label: `${t.type_name} (${t.currency})`, value: t.id }));
+
+  return (
+    <Screen
+      title="Account Registration"
+      testID="screen-account-registration"
+      actions={<Button title="Add New Account" icon="plus" testID="account-add" onPress={openCreate} />}
+    >
+      <DataTable
+        testID="accounts-table"
+        columns={columns}
+        data={accounts.isError ? [] : accounts.data}
+        keyExtractor={(a) => String(a.id)}
+        loading={accounts.isPending}
+        loadingText="Loading accounts..."
+        error={accounts.isError ? 'Failed to fetch accounts' : null}
+        emptyText="No accounts yet."
+      />
+
+      <Modal
+        visible={open}
+        onClose={close}
+        title={editing ? 'Edit Account' : 'Create New Account'}
+        testID="account-modal"
+        footer={
+          <>
+            <Button title="Cancel" variant="outline" onPress={close} testID="account-cancel" />
+            <Button
+              title={editing ? 'Update Account' : 'Create Account'}
+              loading={saving}
+              onPress={submit}
+              testID="account-save"
+            />
+          </>
+        }
+      >
+        <TextField
+          label="Account Number"
+          required
+          value={form.accountNumber}
+          onChangeText={(v) => set('accountNumber', v)}
+          error={errors.accountNumber}
+          autoCapitalize="characters"
+          autoCorrect={false}
+          testID="account-number"
+        />
+        <TextField
+          label="Initial Balance"
+          type="number"
+          value={form.balance}
+          onChangeText={(v) => set('balance', v)}
+          error={errors.balance}
+          placeholder="0.00"
+          testID="account-balance"
+        />
+        <Select<number>
+          label="Account Type"
+          required
+          placeholder="Select an account type"
+          options={typeOptions}
+          value={form.typeId}
+          onChange={(v) => set('typeId', v)}
+          error={errors.typeId}
+          testID="account-type"
+        />
+      </Modal>
+
+      <ConfirmDialog
+        visible={toDelete !== null}
+        title="Delete Account"
+        message="Are you sure you want to delete this account?"
+        busy={remove.isPending}
+        onConfirm={confirmDelete}
+        onCancel={() => setToDelete(null)}
+        testID="account-delete-dialog"
+      />
+    </Screen>
+  );
+}
+
+const styles = StyleSheet.create({
+  icons: { flexDirection: 'row', gap: spacing.xs },
+});

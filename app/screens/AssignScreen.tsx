@@ -1,0 +1,104 @@
+import { useState } from 'react';
+import { StyleSheet, View } from 'react-native';
+
+import { Button, DataTable, Screen, Select, type Column, type SelectOption } from '../components';
+import { fetchUsersError, useErrorToast } from '../components/admin';
+import { useAdminUsers, useAssignRole } from '../services/api/admin';
+import type { AdminUserRow, Role } from '../services/api/types';
+import { sessionStore, useSession } from '../state/session';
+import { toast } from '../state/toast';
+import { spacing } from '../theme';
+
+const ROLE_OPTIONS: SelectOption<Role>[] = [
+  { label: 'Admin', value: 'Admin' },
+  { label: 'User', value: 'User' },
+];
+
+/** Role Assignment (Admin only): one role per user, Assign enabled once a role is chosen. */
+export default function AssignScreen() {
+  const users = useAdminUsers();
+  const assign = useAssignRole();
+  const me = useSession((s) => s.user);
+  const [chosen, setChosen] = useState<Record<number, Role | null>>({});
+  const [busyId, setBusyId] = useState<number | null>(null);
+
+  useErrorToast(users.error, users.errorUpdatedAt, fetchUsersError);
+
+  const submit = (row: AdminUserRow) => {
+    const role = chosen[row.id];
+    if (!role) return;
+    setBusyId(row.id);
+    assign.mutate(
+      { userId: row.id, role },
+      {
+        onSuccess: () => {
+          toast.success('Role assigned successfully');
+          setChosen((c) => ({ ...c, [row.id]: null }));
+          // Changing one's own role takes effect on the next request: keep the session in step.
+          if (me && me.id === row.id && me.role !== role) void sessionStore.setUser({ ...me, role });
+        },
+        onError: () => {
+          toast.error('Failed to assign role');
+        },
+        onSettled: () => setBusyId(null),
+      },
+    );
+  };
+
+  const columns: Column<AdminUserRow>[] = [
+    { key: 'name', title: 'Name', flex: 1.4 },
+    { key: 'phone', title: 'Phone', flex: 1.2 },
+    { key: 'role', title: 'Current Role', flex: 1, render: (row) => row.role },
+    {
+      key: 'assign',
+      title: 'Assign Role',
+      flex: 2,
+      render: (row) => (
+        <View style={styles.assign}>
+          <View style={styles.select}>
+            <Select<Role>
+              testID={`assign-role-${row.id}`}
+              placeholder="Select a role"
+              accessibilityLabel={`Role for ${row.name}`}
+              options={ROLE_OPTIONS}
+              value={chosen[row.id] ?? null}
+              onChange={(role) => setChosen((c) => ({ ...c, [row.id]: role }))}
+              disabled={busyId === row.id}
+            />
+          </View>
+          <Button
+            title="Assign"
+            size="sm"
+            testID={`assign-submit-${row.id}`}
+            accessibilityLabel={`Assign role to ${row.name}`}
+            disabled={!chosen[row.id] || (busyId !== null && busyId !== row.id)}
+            loading={busyId === row.id}
+            onPress={() => submit(row)}
+          />
+        </View>
+      ),
+    },
+  ];
+
+  return (
+    <Screen title="Role Assignment" testID="screen-assign">
+      <DataTable
+        testID="assign-table"
+        columns={columns}
+        data={Array.isArray(users.data) ? users.data : []}
+        keyExtractor={(row) => String(row.id)}
+        loading={users.isPending}
+        loadingText="Loading users..."
+        error={users.isError ? fetchUsersError(users.error) : null}
+        emptyText="No users found"
+        stackBelow={640}
+        stackedRole="list"
+      />
+    </Screen>
+  );
+}
+
+const styles = StyleSheet.create({
+  assign: { flexDirection: 'row', alignItems: 'center', gap: spacing.sm, flexWrap: 'wrap', alignSelf: 'stretch' },
+  select: { flexGrow: 1, flexBasis: 140, minWidth: 0 },
+});

@@ -1,0 +1,232 @@
+import { useNavigation } from '@react-navigation/native';
+import type { NativeStackNavigationProp } from '@react-navigation/native-stack';
+import { useEffect, useState } from 'react';
+import { KeyboardAvoidingView, Platform, Pressable, ScrollView, StyleSheet, View } from 'react-native';
+import { useSafeAreaInsets } from 'react-native-safe-area-context';
+
+import { Button, Checkbox, Tabs, Text, TextField } from '../components';
+import { takeRememberedRoute } from '../navigators/redirect';
+import type { RootParamList } from '../navigators/routes';
+import { useLogin, useRegister } from '../services/api/auth';
+import { errorMessage } from '../services/api/client';
+import { useSession } from '../state/session';
+import { toast } from '../state/toast';
+import { radius, spacing, useTheme } from '../theme';
+
+type Mode = 'login' | 'register';
+
+interface RegisterForm {
+  full_name: string;
+  email: string;
+  phone_number: string;
+  password: string;
+}
+
+const EMPTY_REGISTER: RegisterForm = { full_name: '', email: '', phone_number: '', password: '' };
+
+/** /auth: Login and Register tabs (spec §2). */
+export default function AuthScreen() {
+  const navigation = useNavigation<NativeStackNavigationProp<RootParamList>>();
+  const { colors } = useTheme();
+  const insets = useSafeAreaInsets();
+  const token = useSession((s) => s.token);
+  const hydrated = useSession((s) => s.hydrated);
+  const [mode, setMode] = useState<Mode>('login');
+
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [remember, setRemember] = useState(false);
+  const [loginErrors, setLoginErrors] = useState<{ username?: string; password?: string }>({});
+
+  const [form, setForm] = useState<RegisterForm>(EMPTY_REGISTER);
+  const [registerErrors, setRegisterErrors] = useState<Partial<Record<keyof RegisterForm, string>>>({});
+
+  const login = useLogin({
+    onSignedIn: () => toast.success('Login successful!'),
+    onError: (err) => toast.error(errorMessage(err, 'Invalid credentials')),
+  });
+  const register = useRegister();
+
+  // Signed in (just now, or already): go to the remembered page, or /.
+  useEffect(() => {
+    if (!hydrated || !token) return;
+    const target = takeRememberedRoute();
+    navigation.reset({
+      index: 0,
+      routes: [{ name: 'App', params: target ? { screen: target.name, params: target.params } : { screen: 'Dashboard' } }],
+    });
+  }, [hydrated, token, navigation]);
+
+  const submitLogin = () => {
+    const errors: typeof loginErrors = {};
+    if (!username.trim()) errors.username = 'Username is required';
+    if (!password) errors.password = 'Password is required';
+    setLoginErrors(errors);
+    if (errors.username || errors.password || login.isPending) return;
+    login.mutate({ email: username.trim(), password });
+  };
+
+  const submitRegister = () => {
+    const errors: typeof registerErrors = {};
+    if (!form.full_name.trim()) errors.full_name = 'Full Name is required';
+    if (!form.email.trim()) errors.email = 'Email is required';
+    if (!form.phone_number.trim()) errors.phone_number = 'Phone is required';
+    if (!form.password) errors.password = 'Password is required';
+    setRegisterErrors(errors);
+    if (Object.keys(errors).length > 0 || register.isPending) return;
+    const payload = {
+      full_name: form.full_name.trim(),
+      email: form.email.trim(),
+      phone_number: form.phone_number.trim(),
+      password: form.password,
+    };
+    register.mutate(payload, {
+      onSuccess: () => {
+        toast.success('Registration successful!');
+        setUsername(payload.email);
+        setPassword('');
+        setForm(EMPTY_REGISTER);
+        setMode('login');
+      },
+      onError: (err) => toast.error(errorMessage(err, 'Registration failed')),
+    });
+  };
+
+  const set = (key: keyof RegisterForm) => (value: string) => setForm((f) => ({ ...f, [key]: value }));
+
+  return (
+    <KeyboardAvoidingView
+      style={[styles.flex, { backgroundColor: colors.background }]}
+      behavior={Platform.OS === 'ios' ? 'padding' : undefined}
+    >
+      <ScrollView
+        contentContainerStyle={[styles.center, { paddingTop: insets.top + spacing.xl, paddingBottom: insets.bottom + spacing.xl }]}
+        keyboardShouldPersistTaps="handled"
+      >
+        <View testID="auth-screen" role="main" style={[styles.card, { backgroundColor: colors.surface, borderColor: colors.border }]}>
+          <View style={styles.titles}>
+            <Text variant="heading" testID="auth-heading" style={styles.centerText}>
+              Welcome to Meridian Bank
+            </Text>
+            <Text variant="muted" testID="auth-subtitle" style={styles.centerText}>
+              {mode === 'login' ? 'Sign in to your account' : 'Create your account'}
+            </Text>
+          </View>
+
+          <Tabs<Mode>
+            accessibilityLabel="Sign in or register"
+            value={mode}
+            onChange={setMode}
+            tabs={[
+              { key: 'login', label: 'Login', testID: 'tab-login' },
+              { key: 'register', label: 'Register', testID: 'tab-register' },
+            ]}
+          />
+
+          {mode === 'login' ? (
+            <View style={styles.form} testID="login-form">
+              <TextField
+                label="Username"
+                testID="login-username"
+                value={username}
+                onChangeText={setUsername}
+                error={loginErrors.username}
+                autoCapitalize="none"
+                autoCorrect={false}
+                autoComplete="username"
+                keyboardType="email-address"
+                required
+                returnKeyType="next"
+              />
+              <TextField
+                label="Password"
+                type="password"
+                testID="login-password"
+                value={password}
+                onChangeText={setPassword}
+                error={loginErrors.password}
+                autoComplete="current-password"
+                required
+                onSubmitEditing={submitLogin}
+                returnKeyType="go"
+              />
+              <View style={styles.row}>
+                <Checkbox label="Remember me" checked={remember} onChange={setRemember} testID="remember-me" />
+                <Pressable role="link" testID="forgot-password" onPress={() => undefined}>
+                  <Text variant="muted" style={{ color: colors.primary }}>
+                    Forgot your password
+                  </Text>
+                </Pressable>
+              </View>
+              <Button
+                title={login.isPending ? 'Signing in...' : 'Login'}
+                testID="login-submit"
+                onPress={submitLogin}
+                loading={login.isPending}
+                fullWidth
+              />
+            </View>
+          ) : (
+            <View style={styles.form} testID="register-form">
+              <TextField
+                label="Full Name"
+                testID="register-fullname"
+                value={form.full_name}
+                onChangeText={set('full_name')}
+                error={registerErrors.full_name}
+                autoComplete="name"
+                required
+              />
+              <TextField
+                label="Email"
+                type="email"
+                testID="register-email"
+                value={form.email}
+                onChangeText={set('email')}
+                error={registerErrors.email}
+                required
+              />
+              <TextField
+                label="Phone"
+                type="tel"
+                testID="register-phone"
+                value={form.phone_number}
+                onChangeText={set('phone_number')}
+                error={registerErrors.phone_number}
+                required
+              />
+              <TextField
+                label="Password"
+                type="password"
+                testID="register-password"
+                value={form.password}
+                onChangeText={set('password')}
+                error={registerErrors.password}
+                autoComplete="new-password"
+                required
+                onSubmitEditing={submitRegister}
+              />
+              <Button
+                title={register.isPending ? 'Registering...' : 'Register'}
+                testID="register-submit"
+                onPress={submitRegister}
+                loading={register.isPending}
+                fullWidth
+              />
+            </View>
+          )}
+        </View>
+      </ScrollView>
+    </KeyboardAvoidingView>
+  );
+}
+
+const styles = StyleSheet.create({
+  flex: { flex: 1 },
+  center: { flexGrow: 1, alignItems: 'center', justifyContent: 'center', paddingHorizontal: spacing.lg },
+  card: { width: '100%', maxWidth: 420, borderWidth: 1, borderRadius: radius.lg, padding: spacing.xl, gap: spacing.lg },
+  titles: { gap: spacing.xs },
+  centerText: { textAlign: 'center' },
+  form: { gap: spacing.md },
+  row: { flexDirection: 'row', justifyContent: 'space-between', alignItems: 'center', flexWrap: 'wrap', gap: spacing.sm },
+});

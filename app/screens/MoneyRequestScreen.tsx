@@ -1,0 +1,210 @@
+import { useRef, useState } from 'react';
+import { StyleSheet, View } from 'react-native';
+
+import { Button, DataTable, IconButton, Modal, Screen, Select, TextField, type Column } from '../components';
+import { INVALID_AMOUNT_MESSAGE, isValidAmount } from '../components/amount';
+import { canAnswerRequest, StatusBadge } from '../components/StatusBadge';
+import { useErrorToast } from '../components/useErrorToast';
+import { useAccounts } from '../services/api/accounts';
+import {
+  useAcceptMoneyRequest,
+  useCreateMoneyRequest,
+  useDeclineMoneyRequest,
+  useMoneyRequests,
+} from '../services/api/moneyRequests';
+import type { MoneyRequest } from '../services/api/types';
+import { toast } from '../state/toast';
+import { spacing } from '../theme';
+import { datePart, formatMoney } from '../utils/format';
+
+interface RequestForm {
+  from: string | null;
+  to: string;
+  amount: string;
+  description: string;
+}
+
+const EMPTY: RequestForm = { from: null, to: '', amount: '', description: '' };
+
+/** Money Requests (spec §2): create a request; answer incoming pending ones. */
+export default function MoneyRequestScreen() {
+  const accounts = useAccounts();
+  const requests = useMoneyRequests();
+  const create = useCreateMoneyRequest();
+  const accept = useAcceptMoneyRequest();
+  const decline = useDeclineMoneyRequest();
+  useErrorToast(requests.isError, requests.errorUpdatedAt, 'Failed to fetch money requests');
+  useErrorToast(accounts.isError, accounts.errorUpdatedAt, 'Failed to fetch accounts');
+
+  const [open, setOpen] = useState(false);
+  const [form, setForm] = useState<RequestForm>(EMPTY);
+  const [menuFor, setMenuFor] = useState<number | null>(null);
+  const [busyId, setBusyId] = useState<number | null>(null);
+  const inFlight = useRef(false);
+
+  const close = () => {
+    setOpen(false);
+    setForm(EMPTY);
+  };
+  const set = <K extends keyof RequestForm>(key: K, value: RequestForm[K]) => setForm((f) => ({ ...f, [key]: value }));
+
+  const submit = () => {
+    if (inFlight.current) return;
+    if (!form.amount.trim() || !form.from || !form.to.trim()) {
+      toast.error('Amount, From Account, and To Account are required.');
+      return;
+    }
+    if (!isValidAmount(form.amount)) {
+      toast.error(INVALID_AMOUNT_MESSAGE);
+      return;
+    }
+    inFlight.current = true;
+    create.mutate(
+      {
+        requester_id: form.from,
+        recipient_id: form.to.trim(),
+        amount: form.amount.trim(),
+        description: form.description.trim(),
+      },
+      {
+        onSuccess: () => {
+          toast.success('Money request created successfully!');
+          close();
+        },
+        onError: () => toast.error('Failed to create money request'),
+        onSettled: () => {
+          inFlight.current = false;
+        },
+      },
+    );
+  };
+
+  const answer = (r: MoneyRequest, action: 'accept' | 'decline') => {
+    if (busyId !== null) return;
+    setMenuFor(null);
+    setBusyId(r.ID);
+    const mutation = action === 'accept' ? accept : decline;
+    mutation.mutate(r.ID, {
+      onSuccess: () => toast.success(action === 'accept' ? 'Money request accepted!' : 'Money request rejected!'),
+      onError: () => toast.error(action === 'accept' ? 'Failed to accept request' : 'Failed to reject request'),
+      onSettled: () => setBusyId(null),
+    });
+  };
+
+  const columns: Column<MoneyRequest>[] = [
+    { key: 'date', title: 'Date', render: (r) => datePart(r.RequesteAt) },
+    { key: 'amount', title: 'Amount', render: (r) => formatMoney(r.Amount) },
+    { key: 'from', title: 'From Account', render: (r) => r.requester_id },
+    { key: 'to', title: 'To Account', render: (r) => r.recipient_id },
+    { key: 'status', title: 'Status', render: (r) => <StatusBadge status={r.Status} testID={`request-status-${r.ID}`} /> },
+    {
+      key: 'actions',
+      title: 'Actions',
+      flex: 1.4,
+      render: (r) =>
+        canAnswerRequest(r) ? (
+          <View style={styles.menu}>
+            <IconButton
+              icon="more-horizontal"
+              accessibilityLabel={`Actions for request ${r.ID}`}
+              aria-expanded={menuFor === r.ID}
+              aria-haspopup="menu"
+              testID={`request-menu-${r.ID}`}
+              disabled={busyId !== null}
+              onPress={() => setMenuFor((m) => (m === r.ID ? null : r.ID))}
+            />
+            {menuFor === r.ID ? (
+              <View role="menu" style={styles.menuItems}>
+                <Button
+                  title="Accept"
+                  size="sm"
+                  role="menuitem"
+                  testID={`request-accept-${r.ID}`}
+                  onPress={() => answer(r, 'accept')}
+                />
+                <Button
+                  title="Decline"
+                  size="sm"
+                  variant="outline"
+                  role="menuitem"
+                  testID={`request-decline-${r.ID}`}
+                  onPress={() => answer(r, 'decline')}
+                />
+              </View>
+            ) : null}
+          </View>
+        ) : null,
+    },
+  ];
+
+  return (
+    <Screen
+      title="Money Requests"
+      testID="screen-money-request"
+      actions={<Button title="New Money Request" icon="plus" testID="request-new" onPress={() => setOpen(true)} />}
+    >
+      <DataTable
+        testID="request-history"
+        columns={columns}
+        data={requests.isError ? [] : requests.data}
+        keyExtractor={(r) => String(r.ID)}
+        loading={requests.isPending}
+        loadingText="Loading requests..."
+        error={requests.isError ? 'Failed to fetch money requests' : null}
+        emptyText="No money requests available."
+      />
+
+      <Modal
+        visible={open}
+        onClose={close}
+        title="New Money Request"
+        testID="request-modal"
+        footer={
+          <>
+            <Button title="Cancel" variant="outline" onPress={close} testID="request-cancel" />
+            <Button title="Create Request" loading={create.isPending} onPress={submit} testID="request-submit" />
+          </>
+        }
+      >
+        <Select<string>
+          label="From Account"
+          required
+          placeholder="Select an account"
+          options={(accounts.data ?? []).map((a) => ({ label: a.account_number, value: a.account_number }))}
+          value={form.from}
+          onChange={(v) => set('from', v)}
+          testID="request-from"
+        />
+        <TextField
+          label="To Account Number"
+          required
+          value={form.to}
+          onChangeText={(v) => set('to', v)}
+          autoCapitalize="characters"
+          autoCorrect={false}
+          testID="request-to"
+        />
+        <TextField
+          label="Amount"
+          required
+          type="number"
+          placeholder="0.00"
+          value={form.amount}
+          onChangeText={(v) => set('amount', v)}
+          testID="request-amount"
+        />
+        <TextField
+          label="Description (optional)"
+          value={form.description}
+          onChangeText={(v) => set('description', v)}
+          testID="request-description"
+        />
+      </Modal>
+    </Screen>
+  );
+}
+
+const styles = StyleSheet.create({
+  menu: { gap: spacing.xs, alignItems: 'flex-start' },
+  menuItems: { flexDirection: 'row', gap: spacing.sm, flexWrap: 'wrap' },
+});

@@ -1,0 +1,105 @@
+import type { RouteProp } from '@react-navigation/native';
+import { useRoute } from '@react-navigation/native';
+import { useState } from 'react';
+import { StyleSheet, View } from 'react-native';
+
+import { Button, DataTable, Screen, Select, Text, type Column } from '../components';
+import { TransactionTypeBadge } from '../components/StatusBadge';
+import { useErrorToast } from '../components/useErrorToast';
+import type { AppParamList } from '../navigators/routes';
+import { useTransactionHistoryPages } from '../services/api/transactions';
+import type { Transaction, TransactionType } from '../services/api/types';
+import { spacing } from '../theme';
+import { datePart } from '../utils/format';
+
+/** Rows per page of "load more". */
+export const HISTORY_PAGE_SIZE = 50;
+
+type Filter = 'ALL' | TransactionType;
+
+const FILTERS: { label: string; value: Filter }[] = [
+  { label: 'All Transactions', value: 'ALL' },
+  { label: 'Debit', value: 'DEBIT' },
+  { label: 'Credit', value: 'CREDIT' },
+];
+
+const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
+
+/** An amount in US dollar currency format: '$1,250.50'. */
+export function formatUsd(value: number | string | null | undefined): string {
+  const n = typeof value === 'string' ? Number(value) : (value ?? 0);
+  return usd.format(Number.isFinite(n) ? n : 0);
+}
+
+/** Transaction History (spec §2), `?account_id=`; type filter and paging by the server. */
+export default function TransactionHistoryScreen() {
+  const route = useRoute<RouteProp<AppParamList, 'TransactionHistory'>>();
+  const accountId = route.params?.account_id || undefined;
+  const [filter, setFilter] = useState<Filter>('ALL');
+  const history = useTransactionHistoryPages({
+    account_id: accountId,
+    transaction_type: filter === 'ALL' ? undefined : filter,
+    limit: HISTORY_PAGE_SIZE,
+  });
+  useErrorToast(history.isError && !history.data, history.errorUpdatedAt, 'Failed to fetch transactions');
+
+  const rows = history.data?.pages.flatMap((p) => p?.data ?? []) ?? [];
+
+  const columns: Column<Transaction>[] = [
+    { key: 'date', title: 'Date', render: (t) => datePart(t.transaction_date) },
+    { key: 'description', title: 'Description', flex: 1.5, render: (t) => t.description ?? '' },
+    { key: 'type', title: 'Type', render: (t) => <TransactionTypeBadge type={t.transaction_type} /> },
+    { key: 'amount', title: 'Amount', render: (t) => formatUsd(t.amount) },
+    { key: 'to', title: 'To Account', render: (t) => t.to_account_id },
+  ];
+
+  return (
+    <Screen title="Transaction History" testID="screen-transaction-history">
+      <View style={styles.toolbar}>
+        <Text variant="muted" testID="history-scope">
+          {accountId ? `Account ${accountId}` : 'All accounts'}
+        </Text>
+        <View style={styles.filter}>
+          <Select<Filter>
+            label="Transaction type"
+            options={FILTERS}
+            value={filter}
+            onChange={(v) => setFilter(v ?? 'ALL')}
+            testID="history-filter"
+          />
+        </View>
+      </View>
+      <DataTable
+        testID="history-table"
+        columns={columns}
+        data={rows}
+        keyExtractor={(t) => String(t.id)}
+        loading={history.isPending}
+        loadingText="Loading transactions..."
+        error={history.isError && !history.data ? 'Failed to load transactions' : null}
+        emptyText="No transactions found."
+      />
+      {history.hasNextPage ? (
+        <Button
+          title="Load more"
+          variant="outline"
+          testID="history-load-more"
+          loading={history.isFetchingNextPage}
+          onPress={() => void history.fetchNextPage()}
+          style={styles.more}
+        />
+      ) : null}
+      {history.isFetchNextPageError ? (
+        <Text variant="muted" role="alert">
+          Failed to load transactions
+        </Text>
+      ) : null}
+    </Screen>
+  );
+}
+
+const styles = StyleSheet.create({
+  toolbar: { flexDirection: 'row', flexWrap: 'wrap', alignItems: 'flex-end', justifyContent: 'space-between', gap: spacing.md },
+  filter: { minWidth: 200, flexGrow: 0 },
+  more: { alignSelf: 'center' },
+});

@@ -1,0 +1,231 @@
+import { useEffect, useRef, useState } from 'react';
+import { StyleSheet, View } from 'react-native';
+
+import { Button, Card, DataTable, Modal, Screen, Select, Text, TextField, type Column } from '../components';
+import { INVALID_AMOUNT_MESSAGE, isValidAmount } from '../components/amount';
+import { TransactionTypeBadge } from '../components/StatusBadge';
+import { useErrorToast } from '../components/useErrorToast';
+import { accountsApi, useAccounts } from '../services/api/accounts';
+import { ApiError, errorMessage } from '../services/api/client';
+import { newIdempotencyKey, useTransactionHistory, useTransfer } from '../services/api/transactions';
+import type { Transaction, TransferPayload } from '../services/api/types';
+import { useSession } from '../state/session';
+import { toast } from '../state/toast';
+import { spacing, useTheme } from '../theme';
+import { datePart, formatMoney } from '../utils/format';
+
+/** Spec §9: the recipient lookup waits 1000 ms after typing, for 6+ characters. */
+export const LOOKUP_DELAY_MS = 1000;
+export const LOOKUP_MIN_LENGTH = 6;
+
+/**
+ * The recipient's full name, looked up after a pause in typing. Stale answers
+ * (for a number typed over since) are ignored.
+ */
+function useRecipientName(accountNumber: string) {
+  const [name, setName] = useState('');
+  const seq = useRef(0);
+  useEffect(() => {
+    const n = accountNumber.trim();
+    seq.current += 1;
+    const mine = seq.current;
+    setName('');
+    if (n.length < LOOKUP_MIN_LENGTH) return;
+    const timer = setTimeout(() => {
+      accountsApi
+        .lookup(n)
+        .then((res) => {
+          if (seq.current === mine) setName(res?.full_name ?? '');
+        })
+        .catch((err: unknown) => {
+          if (seq.current !== mine) return;
+          setName('');
+          if (err instanceof ApiError && err.status === 404) toast.error('Account not found');
+        });
+    }, LOOKUP_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [accountNumber]);
+  return name;
+}
+
+interface TransferForm {
+  from: string | null;
+  amount: string;
+  to: string;
+  note: string;
+}
+
+const EMPTY: TransferForm = { from: null, amount: '', to: '', note: '' };
+
+/** Transfer Funds (spec §2): the transfer modal and the transaction history below. */
+export default function TransferFundsScreen() {
+  const { colors } = useTheme();
+  const user = useSession((s) => s.user);
+  const accounts = useAccounts();
+  const history = useTransactionHistory();
+  const transfer = useTransfer();
+  useErrorToast(accounts.isError, accounts.errorUpdatedAt, 'Failed to fetch accounts');
+  useErrorToast(history.isError, history.errorUpdatedAt, 'Failed to fetch transactions');
+
+  const [open, setOpen] = useState(false);
+  const [form, setForm] = useState<TransferForm>(EMPTY);
+  const recipientName = useRecipientName(open ? form.to : '');
+  // One Idempotency-Key per form: a double click or a retry of the same
+  // transfer reuses it; a changed transfer or a new form gets a new one.
+  const idem = useRef<{ key: string; body: string } | null>(null);
+  const inFlight = useRef(false);
+
+  const openForm = () => {
+    setForm(EMPTY);
+    idem.current = null;
+    setOpen(true);
+  };
+  const close = () => {
+    setOpen(false);
+    setForm(EMPTY);
+    idem.current = null;
+  };
+  const set = <K extends keyof TransferForm>(key: K, value: TransferForm[K]) => setForm((f) => ({ ...f, [key]: value }));
+
+  const submit = () => {
+    if (inFlight.current) return;
+    if (!form.amount.trim() || !form.from || !form.to.trim()) {
+      toast.error('Amount, From Account, and Recipient are required.');
+      return;
+    }
+    if (!isValidAmount(form.amount)) {
+      toast.error(INVALID_AMOUNT_MESSAGE);
+      return;
+    }
+    if (!user) {
+      toast.error('User not found. Please login again.');
+      return;
+    }
+    const payload: TransferPayload = {
+      account_id: form.from,
+      to_account_id: form.to.trim(),
+      amount: form.amount.trim(),
+      description: form.note.trim(),
+    };
+    const body = JSON.stringify(payload);
+    if (!idem.current || idem.current.body !== body) idem.current = { key: newIdempotencyKey(), body };
+    inFlight.current = true;
+    transfer.mutate(
+      { payload, idempotencyKey: idem.current.key },
+      {
+        onSuccess: () => {
+          toast.success('Transfer successful!');
+          close();
+        },
+        onError: (err) => toast.error(errorMessage(err, 'Transfer failed')),
+        onSettled: () => {
+          inFlight.current = false;
+        },
+      },
+    );
+  };
+
+  const columns: Column<Transaction>[] = [
+    { key: 'date', title: 'Date', render: (t) => datePart(t.transaction_date) },
+    { key: 'type', title: 'Type', render: (t) => <TransactionTypeBadge type={t.transaction_type} /> },
+    { key: 'amount', title: 'Amount', render: (t) => formatMoney(t.amount) },
+    { key: 'from', title: 'From Account', render: (t) => t.account_id },
+    { key: 'to', title: 'To Account', render: (t) => t.to_account_id },
+    { key: 'description', title: 'Description', flex: 1.5, render: (t) => t.description ?? '' },
+  ];
+
+  const accountOptions = (accounts.data ?? []).map((a) => ({
+    label: `${a.account_number} (${formatMoney(a.balance)})`,
+    value: a.account_number,
+  }));
+
+  return (
+    <Screen
+      title="Transfer Funds"
+      testID="screen-transfer-funds"
+      actions={<Button title="Transfer Funds" icon="send" testID="transfer-open" onPress={openForm} />}
+    >
+      <Card
+        title="Transaction History"
+        action={
+          <Button
+            title="Refresh"
+            variant="link"
+            testID="transfer-history-refresh"
+            accessibilityRole="link"
+            onPress={() => void history.refetch()}
+          />
+        }
+      >
+        <DataTable
+          testID="transfer-history"
+          columns={columns}
+          data={history.isError ? [] : history.data?.data}
+          keyExtractor={(t) => String(t.id)}
+          loading={history.isPending}
+          loadingText="Loading transactions..."
+          error={history.isError ? 'Failed to load transactions' : null}
+          emptyText="No recent transactions available."
+        />
+      </Card>
+
+      <Modal
+        visible={open}
+        onClose={close}
+        title="Transfer Funds"
+        testID="transfer-modal"
+        footer={
+          <>
+            <Button title="Cancel" variant="outline" onPress={close} testID="transfer-cancel" />
+            <Button title="Transfer" loading={transfer.isPending} onPress={submit} testID="transfer-submit" />
+          </>
+        }
+      >
+        <Select<string>
+          label="From Account"
+          required
+          placeholder="Select an account"
+          options={accountOptions}
+          value={form.from}
+          onChange={(v) => set('from', v)}
+          testID="transfer-from"
+        />
+        <TextField
+          label="Amount"
+          required
+          type="number"
+          placeholder="0.00"
+          value={form.amount}
+          onChangeText={(v) => set('amount', v)}
+          testID="transfer-amount"
+        />
+        <View style={styles.recipient}>
+          <TextField
+            label="Recipient Account Number"
+            required
+            value={form.to}
+            onChangeText={(v) => set('to', v)}
+            autoCapitalize="characters"
+            autoCorrect={false}
+            testID="transfer-to"
+          />
+          {recipientName ? (
+            <Text variant="muted" testID="transfer-recipient-name" accessibilityLiveRegion="polite" style={{ color: colors.success }}>
+              {recipientName}
+            </Text>
+          ) : null}
+        </View>
+        <TextField
+          label="Note (optional)"
+          value={form.note}
+          onChangeText={(v) => set('note', v)}
+          testID="transfer-note"
+        />
+      </Modal>
+    </Screen>
+  );
+}
+
+const styles = StyleSheet.create({
+  recipient: { gap: spacing.xs },
+});

@@ -1,0 +1,129 @@
+import { useMemo, useState } from 'react';
+import { StyleSheet, View } from 'react-native';
+
+import { Badge, Button, DataTable, Screen, Text, TextField, type Column } from '../components';
+import { fetchUsersError, useErrorToast } from '../components/admin';
+import { errorMessage } from '../services/api/client';
+import { useAdminUsers, useSetUserStatus } from '../services/api/admin';
+import type { AdminUserRow } from '../services/api/types';
+import { toast } from '../state/toast';
+import { spacing, useTheme } from '../theme';
+import { datePart } from '../utils/format';
+
+/** Rows whose name or phone contains the query (case-insensitive; phone digits also match without spaces or dashes). */
+export function filterUsers(rows: AdminUserRow[], query: string): AdminUserRow[] {
+  const q = query.trim().toLowerCase();
+  if (!q) return rows;
+  // A phone-like query also matches ignoring spaces, dashes and brackets.
+  const digits = /^[\d\s()+-]+$/.test(q) ? q.replace(/\D/g, '') : '';
+  return rows.filter((r) => {
+    const name = (r.name ?? '').toLowerCase();
+    const phone = (r.phone ?? '').toLowerCase();
+    return name.includes(q) || phone.includes(q) || (digits !== '' && phone.replace(/\D/g, '').includes(digits));
+  });
+}
+
+/** User Management (Admin only; the navigator's guard keeps others out). */
+export default function UsersScreen() {
+  const { colors } = useTheme();
+  const users = useAdminUsers();
+  const setStatus = useSetUserStatus();
+  const [query, setQuery] = useState('');
+  const [busyId, setBusyId] = useState<number | null>(null);
+
+  useErrorToast(users.error, users.errorUpdatedAt, fetchUsersError);
+
+  const rows = useMemo(() => filterUsers(Array.isArray(users.data) ? users.data : [], query), [users.data, query]);
+
+  const toggle = (row: AdminUserRow) => {
+    const isActive = !row.status;
+    setBusyId(row.id);
+    setStatus.mutate(
+      { id: row.id, isActive },
+      {
+        onSuccess: () => {
+          toast.success(isActive ? 'User activated successfully' : 'User deactivated successfully');
+        },
+        onError: (err) => {
+          toast.error(errorMessage(err, 'Failed to update user status'));
+        },
+        onSettled: () => setBusyId(null),
+      },
+    );
+  };
+
+  const columns: Column<AdminUserRow>[] = [
+    { key: 'id', title: 'ID', flex: 0.5 },
+    { key: 'name', title: 'Name', flex: 1.4 },
+    { key: 'phone', title: 'Phone', flex: 1.2 },
+    { key: 'role', title: 'Role', flex: 0.8 },
+    {
+      key: 'status',
+      title: 'Status',
+      flex: 0.9,
+      render: (row) => (
+        <Badge
+          label={row.status ? 'Active' : 'Inactive'}
+          tone={row.status ? 'success' : 'neutral'}
+          testID={`user-status-${row.id}`}
+        />
+      ),
+    },
+    { key: 'created', title: 'Created', flex: 1, render: (row) => datePart(row.created) },
+    {
+      key: 'action',
+      title: 'Action',
+      flex: 1.1,
+      render: (row) => (
+        <Button
+          title={row.status ? 'Deactivate' : 'Activate'}
+          variant={row.status ? 'outline' : 'primary'}
+          size="sm"
+          testID={`user-toggle-${row.id}`}
+          accessibilityLabel={`${row.status ? 'Deactivate' : 'Activate'} ${row.name}`}
+          loading={busyId === row.id}
+          disabled={busyId !== null && busyId !== row.id}
+          onPress={() => toggle(row)}
+        />
+      ),
+    },
+  ];
+
+  return (
+    <Screen title="User Management" testID="screen-users">
+      <View style={styles.toolbar}>
+        <TextField
+          type="search"
+          testID="users-search"
+          accessibilityLabel="Search users by name or phone"
+          placeholder="Search by name or phone"
+          value={query}
+          onChangeText={setQuery}
+          containerStyle={styles.search}
+        />
+        {users.isSuccess ? (
+          <Text variant="muted" testID="users-count" style={{ color: colors.text }}>
+            {`${rows.length} of ${users.data?.length ?? 0} users`}
+          </Text>
+        ) : null}
+      </View>
+      <DataTable
+        testID="users-table"
+        columns={columns}
+        data={rows}
+        keyExtractor={(row) => String(row.id)}
+        loading={users.isPending}
+        loadingText="Loading users..."
+        error={users.isError ? fetchUsersError(users.error) : null}
+        emptyText={query.trim() ? 'No users match your search' : 'No users found'}
+        stackBelow={720}
+        stackedRole="list"
+      />
+    </Screen>
+  );
+}
+
+const styles = StyleSheet.create({
+  toolbar: { flexDirection: 'row', flexWrap: 'wrap', alignItems: 'center', gap: spacing.md },
+  search: { flexGrow: 1, flexBasis: 240, maxWidth: 420 },
+});

@@ -1,0 +1,159 @@
+import { apiBaseUrl } from '../../config';
+import { sessionStore } from '../../state/session';
+import type { ApiErrorBody } from './types';
+
+/**
+ * An error answer of the API. `serverMessage` is the server's `error` field
+ * (or `message`), when there was one; screens show it, else their own text:
+ * `errorMessage(err, 'Transfer failed')`.
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code?: string;
+  readonly serverMessage?: string;
+  readonly fields?: Record<string, string>;
+
+  constructor(status: number, body: ApiErrorBody | undefined, fallback: string) {
+    const serverMessage = pickServerMessage(body);
+    super(serverMessage ?? fallback);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = body?.code;
+    this.serverMessage = serverMessage;
+    this.fields = body?.fields;
+  }
+
+  /** 'Not Found', 'Unauthorized'... for error pages. */
+  get statusText(): string {
+    return STATUS_TEXT[this.status] ?? '';
+  }
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  0: 'Network Error',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+function pickServerMessage(body: ApiErrorBody | undefined): string | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  if (typeof body.error === 'string' && body.error.trim()) return body.error;
+  if (typeof body.message === 'string' && body.message.trim()) return body.message;
+  return undefined;
+}
+
+/** The server's message when the error carries one, else `fallback`. */
+export function errorMessage(error: unknown, fallback: string): string {
+  if (error instanceof ApiError && error.serverMessage) return error.serverMessage;
+  return fallback;
+}
+
+export type QueryValue = string | number | boolean | null | undefined;
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  body?: unknown;
+  query?: Record<string, QueryValue>;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface ApiClientConfig {
+  /** e.g. '/api' or 'http://10.0.2.2:8080/api'. */
+  baseUrl: () => string;
+  getToken: () => string | null;
+  /** Called on every 401: the session is dropped, the route guard then shows /auth. */
+  onUnauthorized: () => void;
+  fetchImpl?: typeof fetch;
+}
+
+export function buildQuery(query: Record<string, QueryValue> | undefined): string {
+  if (!query) return '';
+  const parts = Object.entries(query)
+    .filter(([, v]) => v !== undefined && v !== null && v !== '')
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+export interface ApiClient {
+  request<T>(path: string, options?: RequestOptions): Promise<T>;
+  get<T>(path: string, query?: Record<string, QueryValue>, signal?: AbortSignal): Promise<T>;
+  post<T>(path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
+  put<T>(path: string, body?: unknown): Promise<T>;
+  del<T = void>(path: string): Promise<T>;
+}
+
+export function createApiClient(config: ApiClientConfig): ApiClient {
+  async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
+    const { method = 'GET', body, query, headers = {}, signal } = options;
+    const url = `${config.baseUrl()}${path.startsWith('/') ? path : `/${path}`}${buildQuery(query)}`;
+    const finalHeaders: Record<string, string> = { Accept: 'application/json', ...headers };
+    if (body !== undefined) finalHeaders['Content-Type'] = 'application/json';
+    const token = config.getToken();
+    if (token) finalHeaders.Authorization = `Bearer ${token}`;
+
+    const doFetch = config.fetchImpl ?? fetch;
+    let response: Response;
+    try {
+      response = await doFetch(url, {
+        method,
+        headers: finalHeaders,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
+    } catch (cause) {
+      if ((cause as { name?: string })?.name === 'AbortError') throw cause;
+      throw new ApiError(0, undefined, 'Network error: the server could not be reached');
+    }
+
+    const parsed = await readBody(response);
+    if (!response.ok) {
+      if (response.status === 401) config.onUnauthorized();
+      const errorBody = parsed !== null && typeof parsed === 'object' ? (parsed as ApiErrorBody) : undefined;
+      throw new ApiError(response.status, errorBody, `Request failed with status ${response.status}`);
+    }
+    return parsed as T;
+  }
+
+  return {
+    request,
+    get: (path, query, signal) => request(path, { query, signal }),
+    post: (path, body, headers) => request(path, { method: 'POST', body, headers }),
+    put: (path, body) => request(path, { method: 'PUT', body }),
+    del: (path) => request(path, { method: 'DELETE' }),
+  };
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  if (response.status === 204 || response.status === 205) return undefined;
+  let text: string;
+  try {
+    text = await response.text();
+  } catch {
+    return undefined;
+  }
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The app's one API client. */
+export const api = createApiClient({
+  baseUrl: apiBaseUrl,
+  getToken: () => sessionStore.getState().token,
+  onUnauthorized: () => {
+    void sessionStore.signOut();
+  },
+});

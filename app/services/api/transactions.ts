@@ -1,0 +1,62 @@
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+
+import { useSession } from '../../state/session';
+import { api } from './client';
+import { queryKeys } from './keys';
+import type { HistoryQuery, Page, Role, Transaction, TransferPayload, TransferResponse } from './types';
+
+export const transactionsApi = {
+  history: (role: Role, query: HistoryQuery = {}) =>
+    api.get<Page<Transaction>>(role === 'Admin' ? '/admin/transactions/history' : '/user/transactions/history', {
+      ...query,
+    }),
+  transfer: (payload: TransferPayload, idempotencyKey?: string) =>
+    api.post<TransferResponse>(
+      '/user/money-transfer',
+      payload,
+      idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : undefined,
+    ),
+};
+
+/** A fresh Idempotency-Key (a UUID where the platform has one). */
+export function newIdempotencyKey(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (c?.randomUUID) return c.randomUUID();
+  const hex = (n: number) =>
+    Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join('');
+  return `${hex(8)}-${hex(4)}-4${hex(3)}-${hex(4)}-${hex(12)}`;
+}
+
+/** Transaction history: the admin endpoint for Admin, the user endpoint otherwise. */
+export function useTransactionHistory(query: HistoryQuery = {}) {
+  const role: Role = useSession((s) => s.user?.role ?? 'User');
+  return useQuery({
+    queryKey: queryKeys.transactions(role, query),
+    queryFn: () => transactionsApi.history(role, query),
+  });
+}
+
+/** Paged history: `limit` per page, `before` = the previous page's `next_cursor`. */
+export function useTransactionHistoryPages(query: Omit<HistoryQuery, 'before'> = {}) {
+  const role: Role = useSession((s) => s.user?.role ?? 'User');
+  return useInfiniteQuery({
+    queryKey: queryKeys.transactionPages(role, query),
+    queryFn: ({ pageParam }) => transactionsApi.history(role, { ...query, before: pageParam ?? undefined }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last: Page<Transaction>) => last?.next_cursor ?? null,
+  });
+}
+
+export function useTransfer() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ payload, idempotencyKey }: { payload: TransferPayload; idempotencyKey?: string }) =>
+      transactionsApi.transfer(payload, idempotencyKey),
+    onSuccess: () =>
+      Promise.all([
+        qc.invalidateQueries({ queryKey: ['transactions'] }),
+        qc.invalidateQueries({ queryKey: ['accounts'] }),
+        qc.invalidateQueries({ queryKey: ['dashboard'] }),
+      ]),
+  });
+}

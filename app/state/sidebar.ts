@@ -1,0 +1,101 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+
+import type { Role } from '../services/api/types';
+import type { AppRouteName } from '../navigators/routes';
+
+/** Spec §2/§9: 240px expanded, 70px collapsed, breakpoint 768px. */
+export const SIDEBAR_BREAKPOINT = 768;
+export const SIDEBAR_EXPANDED_WIDTH = 240;
+export const SIDEBAR_COLLAPSED_WIDTH = 70;
+
+export const isNarrowViewport = (viewportWidth: number) => viewportWidth < SIDEBAR_BREAKPOINT;
+/** Collapsed by default below 768px, expanded from 768px up. */
+export const defaultSidebarOpen = (viewportWidth: number) => !isNarrowViewport(viewportWidth);
+export const sidebarWidth = (open: boolean) => (open ? SIDEBAR_EXPANDED_WIDTH : SIDEBAR_COLLAPSED_WIDTH);
+/** On narrow screens an open sidebar dims the content behind a backdrop. */
+export const showSidebarBackdrop = (viewportWidth: number, open: boolean) => open && isNarrowViewport(viewportWidth);
+/** On narrow screens the open sidebar overlays the content instead of pushing it. */
+export const sidebarOverlays = (viewportWidth: number) => isNarrowViewport(viewportWidth);
+
+export interface SidebarState {
+  open: boolean;
+  narrow: boolean;
+  width: number;
+  backdrop: boolean;
+  toggle: () => void;
+  collapse: () => void;
+  /** Outside click (on the backdrop): collapses on narrow screens only. */
+  outsideClick: () => void;
+}
+
+/** Sidebar state that follows the viewport: crossing the breakpoint resets it to the default for the new width. */
+export function useSidebar(viewportWidth: number): SidebarState {
+  const narrow = isNarrowViewport(viewportWidth);
+  const [open, setOpen] = useState(() => defaultSidebarOpen(viewportWidth));
+  const lastNarrow = useRef(narrow);
+  useEffect(() => {
+    if (lastNarrow.current !== narrow) {
+      lastNarrow.current = narrow;
+      setOpen(!narrow);
+    }
+  }, [narrow]);
+  const toggle = useCallback(() => setOpen((o) => !o), []);
+  const collapse = useCallback(() => setOpen(false), []);
+  const outsideClick = useCallback(() => {
+    if (lastNarrow.current) setOpen(false);
+  }, []);
+  return {
+    open,
+    narrow,
+    width: sidebarWidth(open),
+    backdrop: showSidebarBackdrop(viewportWidth, open),
+    toggle,
+    collapse,
+    outsideClick,
+  };
+}
+
+export interface SidebarLink {
+  route: AppRouteName;
+  label: string;
+  icon: string;
+  testID: string;
+}
+
+export interface SidebarGroup {
+  title: string;
+  /** Who sees the group's links; undefined: everyone signed in. */
+  roles?: Role[];
+  links: SidebarLink[];
+}
+
+/** Spec §2: the sidebar's groups and links. */
+export const SIDEBAR_GROUPS: SidebarGroup[] = [
+  {
+    title: 'Dashboard',
+    links: [{ route: 'Dashboard', label: 'Dashboard', icon: 'home', testID: 'nav-dashboard' }],
+  },
+  {
+    title: 'Customers',
+    roles: ['User'],
+    links: [
+      { route: 'AccountRegistration', label: 'Open New Account', icon: 'credit-card', testID: 'nav-account-registration' },
+      { route: 'TransferFunds', label: 'Send Money', icon: 'send', testID: 'nav-transfer-funds' },
+      { route: 'MoneyRequest', label: 'Request Money', icon: 'download', testID: 'nav-money-request' },
+    ],
+  },
+  {
+    title: 'Admin',
+    roles: ['Admin'],
+    links: [
+      { route: 'Users', label: 'Users', icon: 'users', testID: 'nav-users' },
+      { route: 'Assign', label: 'Role Assign', icon: 'user-check', testID: 'nav-assign' },
+      { route: 'Logs', label: 'Audit Logs', icon: 'file-text', testID: 'nav-logs' },
+    ],
+  },
+];
+
+/** The groups a role sees; groups with no visible link are hidden. */
+export function visibleSidebarGroups(role: Role | null | undefined, groups: SidebarGroup[] = SIDEBAR_GROUPS): SidebarGroup[] {
+  return groups.filter((g) => !g.roles || (role ? g.roles.includes(role) : false)).filter((g) => g.links.length > 0);
+}

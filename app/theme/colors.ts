@@ -1,0 +1,91 @@
+export interface Palette {
+  background: string;
+  surface: string;
+  surfaceMuted: string;
+  border: string;
+  text: string;
+  textMuted: string;
+  primary: string;
+  primaryText: string;
+  primaryMuted: string;
+  danger: string;
+  dangerMuted: string;
+  success: string;
+  successMuted: string;
+  warning: string;
+  warningMuted: string;
+  neutral: string;
+  neutralMuted: string;
+  backdrop: string;
+  sidebar: string;
+  sidebarText: string;
+  sidebarActive: string;
+  input: string;
+  focus: string;
+}
+
+export const lightPalette: Palette = {
+  background: '#f5f7fb',
+  surface: '#ffffff',
+  surfaceMuted: '#f1f5f9',
+  border: '#e2e8f0',
+  text: '#0f172a',
+  textMuted: '#64748b',
+  primary: '#1d4ed8',
+  primaryText: '#ffffff',
+  primaryMuted: '#dbeafe',
+  danger: '#dc2626',
+  dangerMuted: '#fee2e2',
+  success: '#15803d',
+  successMuted: '#dcfce7',
+  warning: '#a16207',
+  warningMuted: '#fef9c3',
+  neutral: '#475569',
+  neutralMuted: '#e2e8f0',
+  backdrop: 'rgba(15, 23, 42, 0.5)',
+  sidebar: '#ffffff',
+  sidebarText: '#334155',
+  sidebarActive: '#dbeafe',
+  input: '#ffffff',
+  focus: '#93c5fd',
+};
+
+export const darkPalette: Palette = {
+  background: '#0b1120',
+  surface: '#111827',
+  surfaceMuted: '#1f2937',
+  border: '#334155',
+  text: '#f1f5f9',
+  textMuted: '#94a3b8',
+  primary: '#3b82f6',
+  primaryText: '#ffffff',
+  primaryMuted: '#1e3a8a',
+  danger: '#f87171',
+  dangerMuted: '#450a0a',
+  success: '#4ade80',
+  successMuted: '#052e16',
+  warning: '#facc15',
+  warningMuted: '#422006',
+  neutral: '#94a3b8',
+  neutralMuted: '#1f2937',
+  backdrop: 'rgba(0, 0, 0, 0.6)',
+  sidebar: '#111827',
+  sidebarText: '#cbd5e1',
+  sidebarActive: '#1e3a8a',
+  input: '#0f172a',
+  focus: '#1d4ed8',
+};
+
+export const spacing = { xs: 4, sm: 8, md: 12, lg: 16, xl: 24, xxl: 32 } as const;
+export const radius = { sm: 4, md: 8, lg: 12, pill: 999 } as const;
+export const fontSize = { xs: 12, sm: 14, md: 16, lg: 18, xl: 22, xxl: 28 } as const;
+
+/** Layout constants of the spec (§9). */
+export const layout = {
+  headerHeight: 60,
+  sidebarExpanded: 240,
+  sidebarCollapsed: 70,
+  breakpoint: 768,
+  profileMenuWidth: 224, // 14rem
+  notificationsPanelWidth: 400,
+} as const;

@@ -1,0 +1,302 @@
+// End-to-end: the real bin/meridian (embedded PostgreSQL, fresh data dir) and
+// the embedded web app in Debian's Chromium. Run with `npm run e2e`.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { newCustomer, openAccount, unique } from './lib/api.mjs';
+import { byTestId, openBrowser } from './lib/browser.mjs';
+import { ROOT, startServer } from './lib/server.mjs';
+
+const ARTIFACTS = join(ROOT, 'e2e', 'artifacts');
+const ALICE = { email: 'alice@meridian.test', password: 'alice12345' };
+const ADMIN = { email: 'admin@meridian.test', password: 'admin12345' };
+
+let server;
+
+/** Runs a scenario in a fresh browser; screenshots on failure; fails on any uncaught page error. */
+async function scenario(name, fn, options) {
+  const browser = await openBrowser(options);
+  try {
+    await fn(browser.page, browser);
+  } catch (err) {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const file = join(ARTIFACTS, `${name.replace(/[^a-z0-9]+/gi, '-')}.png`);
+    await browser.page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+    err.message += `\n(screenshot: ${file}; url: ${browser.page.url()})`;
+    throw err;
+  } finally {
+    const errors = browser.pageErrors.map((e) => e.stack ?? String(e));
+    await browser.close();
+    assert.deepEqual(errors, [], `uncaught page errors in "${name}"`);
+  }
+}
+
+const path = (page) => {
+  const u = new URL(page.url());
+  return u.pathname + u.search;
+};
+
+async function waitForPath(page, expected) {
+  await page.waitForFunction((p) => location.pathname + location.search === p, expected, { timeout: 15_000 });
+}
+
+async function expectToast(page, text) {
+  await page.locator('[data-testid^="toast-"]', { hasText: text }).first().waitFor({ state: 'visible' });
+}
+
+async function signIn(page, { email, password }) {
+  await page.locator(byTestId('login-username')).fill(email);
+  await page.locator(byTestId('login-password')).fill(password);
+  await page.locator(byTestId('login-submit')).click();
+}
+
+async function pageTitle(page) {
+  return (await page.locator(byTestId('page-title')).first().textContent())?.trim();
+}
+
+const storage = (page, key) => page.evaluate((k) => window.localStorage.getItem(k), key);
+
+before(async () => {
+  server = await startServer();
+});
+
+after(async () => {
+  await server?.stop();
+});
+
+describe('Meridian web app against bin/meridian', () => {
+  test('the server serves the app and its assets', async () => {
+    const html = await (await fetch(`${server.baseURL}/auth`)).text();
+    assert.match(html, /<div id="root">/);
+    const script = html.match(/src="(\/_expo\/static\/js\/web\/index-[^"]+\.js)"/);
+    assert.ok(script, 'index.html references the hashed entry bundle');
+    const res = await fetch(server.baseURL + script[1]);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('cache-control') ?? '', /max-age=31536000/);
+  });
+
+  test('sign up, then sign in with the new account', async () => {
+    await scenario('sign up', async (page) => {
+      const email = `${unique('signup')}@example.test`;
+      await page.goto(`${server.baseURL}/auth`);
+      await page.locator(byTestId('auth-heading')).waitFor();
+      assert.equal(await page.locator(byTestId('auth-heading')).textContent(), 'Welcome to Meridian Bank');
+      assert.equal(await page.locator(byTestId('auth-subtitle')).textContent(), 'Sign in to your account');
+
+      await page.locator(byTestId('tab-register')).click();
+      assert.equal(await page.locator(byTestId('auth-subtitle')).textContent(), 'Create your account');
+      assert.equal(await page.locator(byTestId('register-email')).getAttribute('type'), 'email');
+      assert.equal(await page.locator(byTestId('register-phone')).getAttribute('type'), 'tel');
+      assert.equal(await page.locator(byTestId('register-password')).getAttribute('type'), 'password');
+      await page.locator(byTestId('register-fullname')).fill('Erin Example');
+      await page.locator(byTestId('register-email')).fill(email);
+      await page.locator(byTestId('register-phone')).fill('+15550199');
+      await page.locator(byTestId('register-password')).fill('erin-pass-123');
+      await page.locator(byTestId('register-submit')).click();
+      await expectToast(page, 'Registration successful!');
+      // Back on the Login tab, the username filled in.
+      await page.locator(byTestId('login-form')).waitFor();
+      assert.equal(await page.locator(byTestId('auth-subtitle')).textContent(), 'Sign in to your account');
+      assert.equal(await page.locator(byTestId('login-username')).inputValue(), email);
+
+      // The same email again: the server's message.
+      await page.locator(byTestId('tab-register')).click();
+      await page.locator(byTestId('register-fullname')).fill('Erin Again');
+      await page.locator(byTestId('register-email')).fill(email);
+      await page.locator(byTestId('register-phone')).fill('+15550199');
+      await page.locator(byTestId('register-password')).fill('erin-pass-123');
+      await page.locator(byTestId('register-submit')).click();
+      await expectToast(page, 'An account with this email already exists');
+
+      await page.locator(byTestId('tab-login')).click();
+      await signIn(page, { email, password: 'erin-pass-123' });
+      await expectToast(page, 'Login successful!');
+      await waitForPath(page, '/');
+      await page.locator(byTestId('screen-user-dashboard')).waitFor();
+      assert.equal(await pageTitle(page), 'Dashboard');
+      const user = JSON.parse(await storage(page, 'user'));
+      assert.equal(user.email, email);
+      assert.equal(user.role, 'User');
+    });
+  });
+
+  test('sign in: wrong password, then the demo customer', async () => {
+    await scenario('sign in', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, { email: ALICE.email, password: 'wrong-password' });
+      await expectToast(page, 'Invalid credentials');
+      assert.equal(await storage(page, 'token'), null);
+
+      await signIn(page, ALICE);
+      await expectToast(page, 'Login successful!');
+      await waitForPath(page, '/');
+      await page.locator(byTestId('shell')).waitFor();
+      assert.ok((await storage(page, 'token'))?.length > 10, 'token stored');
+      // Customer links, no admin links.
+      await page.locator(byTestId('nav-transfer-funds')).waitFor();
+      assert.equal(await page.locator(byTestId('nav-users')).count(), 0);
+      assert.equal(await page.locator(byTestId('sidebar-group-admin')).count(), 0);
+      // Sidebar links are real links with the spec's URLs.
+      assert.equal(await page.locator(byTestId('nav-money-request')).getAttribute('href'), '/money-request');
+      await page.locator(byTestId('nav-money-request')).click();
+      await waitForPath(page, '/money-request');
+      assert.equal(await pageTitle(page), 'Money Requests');
+      // Browser back works.
+      await page.goBack();
+      await waitForPath(page, '/');
+
+      // An admin-only page: 'Unauthorized access' and back to /.
+      await page.goto(`${server.baseURL}/users`);
+      await expectToast(page, 'Unauthorized access');
+      await waitForPath(page, '/');
+    });
+  });
+
+  test('the admin gets the Admin Dashboard and the admin pages', async () => {
+    await scenario('admin', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, ADMIN);
+      await page.locator(byTestId('screen-admin-dashboard')).waitFor();
+      assert.equal(await pageTitle(page), 'Admin Dashboard');
+      assert.equal(await page.locator(byTestId('nav-transfer-funds')).count(), 0);
+      await page.locator(byTestId('nav-assign')).click();
+      await waitForPath(page, '/Assign');
+      assert.equal(await pageTitle(page), 'Role Assignment');
+      await page.locator(byTestId('nav-logs')).click();
+      await waitForPath(page, '/logs');
+      assert.equal(await pageTitle(page), 'System Logs');
+    });
+  });
+
+  test('a signed-out visitor is sent to /auth and comes back to the page after signing in', async () => {
+    await scenario('remembered page', async (page) => {
+      await page.goto(`${server.baseURL}/transaction-history?account_id=100200300`);
+      await waitForPath(page, '/auth');
+      await page.locator(byTestId('auth-heading')).waitFor();
+      await signIn(page, ALICE);
+      await waitForPath(page, '/transaction-history?account_id=100200300');
+      assert.equal(await pageTitle(page), 'Transaction History');
+    });
+  });
+
+  test('the theme choice survives a reload', async () => {
+    await scenario('theme', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, ALICE);
+      await page.locator(byTestId('theme-toggle')).waitFor();
+      const rootClass = () => page.evaluate(() => document.documentElement.className);
+      assert.match(await rootClass(), /\blight\b/);
+      assert.equal(await storage(page, 'vite-ui-theme'), null, 'default: system (nothing stored)');
+
+      await page.locator(byTestId('theme-toggle')).click();
+      await page.waitForFunction(() => document.documentElement.classList.contains('dark'));
+      assert.equal(await storage(page, 'vite-ui-theme'), 'dark');
+
+      await page.reload();
+      await page.locator(byTestId('shell')).waitFor();
+      assert.match(await rootClass(), /\bdark\b/);
+      assert.doesNotMatch(await rootClass(), /\blight\b/);
+
+      await page.locator(byTestId('theme-toggle')).click();
+      await page.waitForFunction(() => document.documentElement.classList.contains('light'));
+      assert.equal(await storage(page, 'vite-ui-theme'), 'light');
+    });
+  });
+
+  test('sign out clears the session and goes to /auth', async () => {
+    await scenario('sign out', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, ALICE);
+      await page.locator(byTestId('profile-button')).click();
+      await page.locator(byTestId('profile-menu')).getByText('My Account').waitFor();
+      const token = await storage(page, 'token');
+      await page.locator(byTestId('menu-logout')).click();
+      await waitForPath(page, '/auth');
+      await page.locator(byTestId('auth-heading')).waitFor();
+      assert.equal(await storage(page, 'token'), null);
+      assert.equal(await storage(page, 'user'), null);
+      // The token was revoked on the server too.
+      const me = await fetch(`${server.baseURL}/api/auth/me`, { headers: { Authorization: `Bearer ${token}` } });
+      assert.equal(me.status, 401);
+      // Signed out: the app sends / to /auth.
+      await page.goto(`${server.baseURL}/`);
+      await waitForPath(page, '/auth');
+    });
+  });
+
+  test('a live notification: a transfer to B shows a toast and the badge', async () => {
+    const a = await newCustomer(server.baseURL, 'Alan Sender');
+    const b = await newCustomer(server.baseURL, 'Beth Receiver');
+    const accountA = await openAccount(a, 500);
+    const accountB = await openAccount(b, 0);
+
+    await scenario('live notification', async (page) => {
+      const socketOpened = page.waitForEvent('websocket', { predicate: (ws) => ws.url().includes('/ws?'), timeout: 20_000 });
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, b);
+      await page.locator(byTestId('shell')).waitFor();
+      const ws = await socketOpened;
+      assert.match(ws.url(), new RegExp(`/ws\\?user_id=${b.user.id}&token=`));
+      assert.equal(await page.locator(byTestId('notifications-badge')).count(), 0, 'a new customer has nothing unread');
+      // The app marks the bell once the socket is open.
+      await page.locator(`${byTestId('notifications-button')}[data-live="open"]`).waitFor();
+
+      await a.client.post('/user/money-transfer', {
+        account_id: accountA.account_number,
+        to_account_id: accountB.account_number,
+        amount: 12.5,
+        description: 'e2e live notification',
+      });
+
+      const message = `You received $12.50 from account ${accountA.account_number}`;
+      await expectToast(page, message);
+      await page.locator(byTestId('notifications-badge')).getByText('1', { exact: true }).waitFor();
+
+      await page.locator(byTestId('notifications-button')).click();
+      const first = page.locator(byTestId('notification-item')).first();
+      await first.getByText(message).waitFor();
+      assert.equal(await first.locator(byTestId('notification-new-badge')).count(), 1);
+      assert.match((await page.locator(byTestId('notifications-count')).textContent()) ?? '', /You have 1 new notifications/);
+      await first.click();
+      await page.locator(byTestId('notifications-count')).getByText('You have 0 new notifications').waitFor();
+      assert.equal(await page.locator(byTestId('notifications-badge')).count(), 0);
+      // Stored as read on the server.
+      const stored = await b.client.get('/user/notifications');
+      assert.equal(stored.find((n) => n.message === message)?.is_new, false);
+    });
+  });
+
+  test('unknown URLs show the error page; the layout works at 390px', async () => {
+    await scenario('not found and narrow', async (page) => {
+      await page.goto(`${server.baseURL}/no-such-page`);
+      await page.getByText('Unexpected Application Error!').waitFor();
+      assert.equal((await page.locator(byTestId('error-detail')).textContent())?.trim(), '404 Not Found');
+
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, ALICE);
+      await page.locator(byTestId('shell')).waitFor();
+      const width = async () => (await page.locator(byTestId('sidebar')).boundingBox())?.width;
+      assert.equal(await width(), 70);
+      assert.equal(await page.locator(byTestId('sidebar')).getAttribute('data-state'), 'collapsed');
+      assert.equal(await page.locator(byTestId('sidebar-backdrop')).count(), 0);
+      await page.locator(byTestId('sidebar-toggle')).click();
+      await page.locator(byTestId('sidebar-backdrop')).waitFor();
+      assert.equal(await width(), 240);
+      assert.equal(await page.locator(byTestId('sidebar')).getAttribute('data-state'), 'expanded');
+      // A click outside (on the dimmed content) collapses it.
+      await page.mouse.click(360, 400);
+      await page.locator(byTestId('sidebar-backdrop')).waitFor({ state: 'detached' });
+      assert.equal(await width(), 70);
+      // Wider than 768px: expanded.
+      await page.setViewportSize({ width: 1024, height: 800 });
+      await page.waitForFunction(() => document.querySelector('[data-testid="sidebar"]')?.getBoundingClientRect().width === 240);
+      // No horizontal overflow at 390px.
+      await page.setViewportSize({ width: 390, height: 800 });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+      assert.equal(overflow, false);
+      assert.ok(path(page).startsWith('/'));
+    }, { viewport: { width: 390, height: 844 } });
+  });
+});

@@ -1,0 +1,28 @@
+// Deterministic dates in every test (relative times, full dates).
+process.env.TZ = 'UTC';
+
+jest.mock('@react-native-async-storage/async-storage', () =>
+  require('@react-native-async-storage/async-storage/jest/async-storage-mock'),
+);
+
+// expo-secure-store has no native module under Jest: an in-memory stand-in.
+jest.mock('expo-secure-store', () => {
+  const store = new Map<string, string>();
+  return {
+    getItemAsync: jest.fn(async (key: string) => (store.has(key) ? store.get(key)! : null)),
+    setItemAsync: jest.fn(async (key: string, value: string) => {
+      store.set(key, value);
+    }),
+    deleteItemAsync: jest.fn(async (key: string) => {
+      store.delete(key);
+    }),
+    __store: store,
+  };
+});
+
+// Icon fonts load asynchronously (state updates outside act); a plain stand-in suffices in tests.
+jest.mock('@expo/vector-icons/Feather', () => {
+  const { View } = require('react-native');
+  const Feather = ({ name }: { name: string }) => <View testID={`icon-${name}`} />;
+  return { __esModule: true, default: Feather };
+});
