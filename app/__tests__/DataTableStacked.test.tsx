@@ -19,9 +19,16 @@ it("stackedRole='list': at 390px the cards are a list of list items (no table wi
   expect(screen.getByText('Ada')).toBeTruthy();
 });
 
-it('by default the stacked layout keeps its earlier markup', () => {
+it('by default a stacked table is a list of cards (no table role without rows)', () => {
   renderScreen(<DataTable testID="t" columns={columns} data={rows} keyExtractor={(r) => String(r.id)} />, { notifications: false });
+  expect(screen.getByTestId('t').props.role).toBe('table');
+  narrow('t');
+  expect(screen.getByTestId('t').props.role).toBe('list');
+  expect(screen.getAllByTestId('t-row')[0].props.role).toBe('listitem');
+});
+
+it('stackedRole="table" keeps the table role when stacked', () => {
+  renderScreen(<DataTable testID="t" stackedRole="table" columns={columns} data={rows} keyExtractor={(r) => String(r.id)} />, { notifications: false });
   narrow('t');
   expect(screen.getByTestId('t').props.role).toBe('table');
-  expect(screen.getAllByTestId('t-row')[0].props.role).toBeUndefined();
 });

@@ -104,7 +104,7 @@ it('Logout clears the session and shows /auth', async () => {
   await sessionStore.signIn('tok', customer);
   renderWithProviders(<AppNavigator />);
   expect(await screen.findByTestId('screen-user-dashboard')).toBeTruthy();
-  fireEvent.press(screen.getByLabelText('Open profile menu'));
+  fireEvent.press(screen.getByLabelText(/open profile menu$/));
   fireEvent.press(screen.getByText('Logout'));
   expect(await screen.findByText('Welcome to Meridian Bank')).toBeTruthy();
   expect(sessionStore.getState()).toMatchObject({ token: null, user: null });

@@ -98,7 +98,7 @@ it('counts stored + pushed unread notifications, shows the panel and marks read 
   expect(screen.getByTestId('notifications-badge')).toHaveTextContent('2');
 
   // The panel: pushed first, New badges, relative time, footer count.
-  fireEvent.press(screen.getByLabelText('Notifications'));
+  fireEvent.press(screen.getByLabelText(/^Notifications/));
   const panel = screen.getByTestId('notifications-panel');
   const items = within(panel).getAllByTestId('notification-item');
   expect(items).toHaveLength(3);
@@ -120,7 +120,7 @@ it('shows the empty text and no badge without notifications; sign-out closes the
   mockFetch({ 'GET /api/user/notifications': () => jsonResponse(200, []) });
   renderCenter();
   await waitFor(() => expect(sockets).toHaveLength(1));
-  fireEvent.press(screen.getByLabelText('Notifications'));
+  fireEvent.press(screen.getByLabelText(/^Notifications/));
   expect(await screen.findByText('No notifications found')).toBeTruthy();
   expect(screen.getByText('You have 0 new notifications')).toBeTruthy();
   expect(screen.queryByTestId('notifications-badge')).toBeNull();

@@ -154,14 +154,14 @@ describe('Shell', () => {
         <RN.Text>x</RN.Text>
       </Shell>,
     );
-    fireEvent.press(screen.getByLabelText('Open profile menu'));
+    fireEvent.press(screen.getByLabelText(/open profile menu$/));
     expect(screen.getByText('My Account')).toBeTruthy();
     fireEvent.press(screen.getByText('Password Reset'));
     expect(screen.getByLabelText('Old Password')).toBeTruthy();
     expect(screen.getByLabelText('New Password')).toBeTruthy();
     fireEvent.press(screen.getByText('Cancel'));
     expect(screen.queryByLabelText('Old Password')).toBeNull();
-    fireEvent.press(screen.getByLabelText('Open profile menu'));
+    fireEvent.press(screen.getByLabelText(/open profile menu$/));
     fireEvent.press(screen.getByText('Logout'));
     expect(onLogout).toHaveBeenCalledTimes(1);
   });

@@ -50,7 +50,7 @@ export function DataTable<T>({
   emptyText = 'No data',
   stackBelow = 600,
   testID,
-  stackedRole = 'table',
+  stackedRole = 'list',
 }: DataTableProps<T>) {
   const { colors } = useTheme();
   const [width, setWidth] = useState<number | null>(null);

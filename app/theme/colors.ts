@@ -30,11 +30,11 @@ export const lightPalette: Palette = {
   surfaceMuted: '#f1f5f9',
   border: '#e2e8f0',
   text: '#0f172a',
-  textMuted: '#64748b',
+  textMuted: '#475569', // 4.5:1 or better on surfaceMuted and background
   primary: '#1d4ed8',
   primaryText: '#ffffff',
   primaryMuted: '#dbeafe',
-  danger: '#dc2626',
+  danger: '#b91c1c', // 5.3:1 on dangerMuted
   dangerMuted: '#fee2e2',
   success: '#15803d',
   successMuted: '#dcfce7',
@@ -57,8 +57,8 @@ export const darkPalette: Palette = {
   border: '#334155',
   text: '#f1f5f9',
   textMuted: '#94a3b8',
-  primary: '#3b82f6',
-  primaryText: '#ffffff',
+  primary: '#93c5fd', // 5.9:1 on primaryMuted, 10:1 on surface
+  primaryText: '#0b1120',
   primaryMuted: '#1e3a8a',
   danger: '#f87171',
   dangerMuted: '#450a0a',

@@ -16,6 +16,8 @@ export interface AreaChartProps {
   testID?: string;
   /** Formats the y axis ticks (e.g. money). */
   formatY?: (value: number) => string;
+  /** What the chart shows, for screen readers (the SVG's title). */
+  title?: string;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface AreaChartProps {
  * on the web and on Android/iOS. Heavy: import it through `LazyAreaChart`
  * (./index.tsx) so it stays out of the initial bundle.
  */
-export default function AreaChart({ data, height = 300, testID, formatY }: AreaChartProps) {
+export default function AreaChart({ data, height = 300, testID, formatY, title = 'Chart' }: AreaChartProps) {
   const { colors } = useTheme();
   const [width, setWidth] = useState(0);
   const onLayout = (e: LayoutChangeEvent) => setWidth(Math.floor(e.nativeEvent.layout.width));
@@ -35,7 +37,7 @@ export default function AreaChart({ data, height = 300, testID, formatY }: AreaC
   return (
     <View testID={testID} style={{ height, width: '100%' }} onLayout={onLayout}>
       {width > 0 ? (
-        <VictoryChart width={width} height={height} padding={{ top: 16, bottom: 36, left: 56, right: 16 }} domainPadding={{ y: 8 }}>
+        <VictoryChart title={title} desc={data.map((p) => `${p.name}: ${formatY ? formatY(p.total) : p.total}`).join(', ')} width={width} height={height} padding={{ top: 16, bottom: 36, left: 56, right: 16 }} domainPadding={{ y: 8 }}>
           <VictoryAxis style={axisStyle} />
           <VictoryAxis dependentAxis style={axisStyle} tickFormat={(t: number) => (formatY ? formatY(t) : String(t))} />
           <VictoryArea

@@ -48,7 +48,7 @@ export function Header({ user, newCount, live = 'off', onToggleSidebar, onOpenNo
         />
         <IconButton
           icon="bell"
-          accessibilityLabel="Notifications"
+          accessibilityLabel={newCount > 0 ? `Notifications, ${newCount > 99 ? '99+' : newCount} unread` : 'Notifications'}
           testID="notifications-button"
           onPress={onOpenNotifications}
           {...webData({ live })}
@@ -56,7 +56,6 @@ export function Header({ user, newCount, live = 'off', onToggleSidebar, onOpenNo
           {newCount > 0 ? (
             <View
               testID="notifications-badge"
-              accessibilityLabel={`${newCount} unread notifications`}
               style={[styles.badge, { backgroundColor: colors.danger, borderColor: colors.surface }]}
             >
               <Text style={styles.badgeText}>{newCount > 99 ? '99+' : String(newCount)}</Text>
@@ -66,7 +65,7 @@ export function Header({ user, newCount, live = 'off', onToggleSidebar, onOpenNo
         <Pressable
           testID="profile-button"
           accessibilityRole="button"
-          accessibilityLabel="Open profile menu"
+          accessibilityLabel={`${initials(user?.full_name)} – open profile menu`}
           onPress={onOpenProfile}
           style={[styles.avatar, { backgroundColor: colors.primaryMuted }]}
         >
