@@ -77,6 +77,7 @@ test-native: node_modules/.installed
 # screenshots (written to screenshots/, git-ignored).
 test-e2e: build deps-chromium
 	$(NPM) run --silent e2e
+	rm -rf screenshots
 	node e2e/screens.test.mjs
 
 ## budget: the web app's initial JavaScript and the time to render /auth

@@ -119,7 +119,7 @@ export function DataTable<T>({
     ));
   }
 
-  return (
+  const table = (
     <View testID={testID} role={narrow && stackedRole === 'list' ? 'list' : 'table'} onLayout={onLayout} style={[styles.table, { borderColor: colors.border }]}>
       {!narrow ? (
         <View role="row" style={[styles.row, styles.headerRow, { borderColor: colors.border, backgroundColor: colors.surfaceMuted }]}>
@@ -132,10 +132,17 @@ export function DataTable<T>({
           ))}
         </View>
       ) : null}
-      <ScrollView style={maxHeight ? { maxHeight } : undefined} nestedScrollEnabled>
-        {body}
-      </ScrollView>
+      {body}
     </View>
+  );
+  if (!maxHeight) return table;
+  // A height-capped table scrolls by itself. The scroll container wraps the
+  // whole table (nothing may stand between a table and its rows) and is
+  // focusable, so keyboard users can scroll it too.
+  return (
+    <ScrollView style={{ maxHeight }} nestedScrollEnabled focusable>
+      {table}
+    </ScrollView>
   );
 }
 

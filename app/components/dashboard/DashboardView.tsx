@@ -139,6 +139,7 @@ export function DashboardView({ variant }: { variant: DashboardVariant }) {
         <LazyAreaChart
           data={monthly.data ?? []}
           height={300}
+          title={admin ? 'Monthly User Growth' : 'Monthly Transaction Summary'}
           formatY={admin ? undefined : (v) => formatMoney(v).replace(/\.00$/, '')}
         />
       </Card>

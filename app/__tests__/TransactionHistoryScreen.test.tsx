@@ -1,0 +1,107 @@
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-native';
+
+import TransactionHistoryScreen, { formatUsd } from '../screens/TransactionHistoryScreen';
+import { sessionStore } from '../state/session';
+import { toast } from '../state/toast';
+import { adminUser, customer, renderScreen, transactions } from './screenHarness';
+import { jsonResponse, mockFetch } from './testUtils';
+
+const realFetch = global.fetch;
+
+afterEach(async () => {
+  global.fetch = realFetch;
+  act(() => toast.dismiss());
+  await act(() => sessionStore.signOut());
+});
+
+/** Records the query strings the history endpoint got. */
+function historyServer(path: string, answer: (query: URLSearchParams) => Response) {
+  const queries: URLSearchParams[] = [];
+  const { calls } = mockFetch({});
+  const fn = global.fetch as jest.Mock;
+  fn.mockImplementation(async (url: string, init: RequestInit = {}) => {
+    const [p, q = ''] = url.replace(/^https?:\/\/[^/]+/, '').split('?');
+    calls.push({ method: init.method ?? 'GET', path: p, body: undefined, headers: {} });
+    if (p !== path) return jsonResponse(404, { error: 'no mock' });
+    const query = new URLSearchParams(q);
+    queries.push(query);
+    return answer(query);
+  });
+  return { queries, calls };
+}
+
+describe('Transaction History', () => {
+  it('formats amounts in US dollars', () => {
+    expect(formatUsd(1250.5)).toBe('$1,250.50');
+    expect(formatUsd('0.1')).toBe('$0.10');
+    expect(formatUsd(-3)).toBe('-$3.00');
+  });
+
+  it("shows 'Loading transactions...', then rows for the account_id", async () => {
+    await sessionStore.signIn('tok', customer);
+    const { queries } = historyServer('/api/user/transactions/history', () => jsonResponse(200, { data: transactions, next_cursor: null }));
+    renderScreen(TransactionHistoryScreen, { account_id: '100200300' });
+    expect(screen.getByText('Loading transactions...')).toBeTruthy();
+    const table = screen.getByTestId('history-table');
+    await waitFor(() => expect(within(table).getByText('$1,000.00')).toBeTruthy());
+    expect(within(table).getByText('Salary')).toBeTruthy();
+    expect(within(table).getByText('debit')).toBeTruthy();
+    for (const t of ['Date', 'Description', 'Type', 'Amount', 'To Account']) expect(within(table).getByText(t)).toBeTruthy();
+    expect(queries[0].get('account_id')).toBe('100200300');
+    expect(queries[0].get('transaction_type')).toBeNull();
+    expect(screen.getByText('Account 100200300')).toBeTruthy();
+    expect(screen.queryByTestId('history-load-more')).toBeNull();
+  });
+
+  it('filters by type on the server', async () => {
+    await sessionStore.signIn('tok', customer);
+    const { queries } = historyServer('/api/user/transactions/history', (q) =>
+      jsonResponse(200, { data: transactions.filter((t) => !q.get('transaction_type') || t.transaction_type === q.get('transaction_type')), next_cursor: null }),
+    );
+    renderScreen(TransactionHistoryScreen);
+    await screen.findByText('Salary');
+    fireEvent.press(screen.getByTestId('history-filter'));
+    expect(screen.getAllByText('All Transactions').length).toBeGreaterThan(0);
+    fireEvent.press(screen.getByText('Debit'));
+    expect(await screen.findByText('Rent share')).toBeTruthy();
+    expect(screen.queryByText('Salary')).toBeNull();
+    expect(queries.at(-1)!.get('transaction_type')).toBe('DEBIT');
+    fireEvent.press(screen.getByTestId('history-filter'));
+    fireEvent.press(screen.getByText('Credit'));
+    await waitFor(() => expect(queries.at(-1)!.get('transaction_type')).toBe('CREDIT'));
+    expect(await screen.findByText('Salary')).toBeTruthy();
+  });
+
+  it('loads more with before=next_cursor and hides the button at the end', async () => {
+    await sessionStore.signIn('tok', customer);
+    const { queries } = historyServer('/api/user/transactions/history', (q) =>
+      q.get('before') === 'c1'
+        ? jsonResponse(200, { data: [transactions[1]], next_cursor: null })
+        : jsonResponse(200, { data: [transactions[0]], next_cursor: 'c1' }),
+    );
+    renderScreen(TransactionHistoryScreen);
+    await screen.findByText('Rent share');
+    expect(queries[0].get('limit')).toBe('50');
+    expect(screen.queryByText('Salary')).toBeNull();
+    fireEvent.press(screen.getByTestId('history-load-more'));
+    expect(await screen.findByText('Salary')).toBeTruthy();
+    expect(screen.getByText('Rent share')).toBeTruthy();
+    expect(queries.at(-1)!.get('before')).toBe('c1');
+    await waitFor(() => expect(screen.queryByTestId('history-load-more')).toBeNull());
+  });
+
+  it('an admin reads the admin endpoint', async () => {
+    await sessionStore.signIn('tok', adminUser);
+    const { calls } = historyServer('/api/admin/transactions/history', () => jsonResponse(200, { data: transactions, next_cursor: null }));
+    renderScreen(TransactionHistoryScreen);
+    expect(await screen.findByText('Salary')).toBeTruthy();
+    expect(calls.every((c) => c.path === '/api/admin/transactions/history')).toBe(true);
+  });
+
+  it("no stored user defaults to the user endpoint; a failure shows 'Failed to load transactions'", async () => {
+    const { calls } = historyServer('/api/user/transactions/history', () => jsonResponse(500));
+    renderScreen(TransactionHistoryScreen);
+    expect(await screen.findByText('Failed to load transactions')).toBeTruthy();
+    expect(calls[0].path).toBe('/api/user/transactions/history');
+  });
+});
