@@ -38,20 +38,32 @@ func Open(ctx context.Context, dsn string) (*sqlx.DB, error) {
 	}
 }
 
-// withUTC adds the TimeZone=UTC run-time parameter so timestamps come back in UTC.
+// withUTC adds the TimeZone=UTC run-time parameter, so timestamps come back
+// in UTC, and binary_parameters=yes, with which lib/pq sends a statement with
+// arguments in one round trip instead of two (prepare, then execute). Only
+// []byte arguments change meaning with it (sent as binary), and Meridian
+// passes none.
 func withUTC(dsn string) string {
-	if strings.Contains(strings.ToLower(dsn), "timezone") {
-		return dsn
-	}
+	params := map[string]string{"timezone": "UTC", "binary_parameters": "yes"}
+	lower := strings.ToLower(dsn)
 	if strings.Contains(dsn, "://") {
 		u, err := url.Parse(dsn)
 		if err != nil {
 			return dsn
 		}
 		q := u.Query()
-		q.Set("timezone", "UTC")
+		for k, v := range params {
+			if !strings.Contains(lower, k) {
+				q.Set(k, v)
+			}
+		}
 		u.RawQuery = q.Encode()
 		return u.String()
 	}
-	return dsn + " timezone=UTC"
+	for _, k := range []string{"timezone", "binary_parameters"} {
+		if !strings.Contains(lower, k) {
+			dsn += " " + k + "=" + params[k]
+		}
+	}
+	return dsn
 }
