@@ -9,6 +9,7 @@ export * from './Icon';
 export * from './IconButton';
 export * from './Loading';
 export * from './Modal';
+export * from './FormModal';
 export * from './Popover';
 export * from './Screen';
 export * from './Select';

@@ -2,7 +2,7 @@ import { useNavigation, type NavigationProp } from '@react-navigation/native';
 import { useState } from 'react';
 import { StyleSheet, View } from 'react-native';
 
-import { Button, DataTable, IconButton, Modal, Screen, Select, TextField, type Column } from '../components';
+import { Button, DataTable, IconButton, FormModal, Screen, Select, TextField, type Column } from '../components';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { useErrorToast } from '../components/useErrorToast';
 import type { RootParamList } from '../navigators/routes';
@@ -182,22 +182,15 @@ export default function AccountRegistrationScreen() {
         emptyText="No accounts yet."
       />
 
-      <Modal
+      <FormModal
         visible={open}
         onClose={close}
         title={editing ? 'Edit Account' : 'Create New Account'}
-        testID="account-modal"
-        footer={
-          <>
-            <Button title="Cancel" variant="outline" onPress={close} testID="account-cancel" />
-            <Button
-              title={editing ? 'Update Account' : 'Create Account'}
-              loading={saving}
-              onPress={submit}
-              testID="account-save"
-            />
-          </>
-        }
+        submitTitle={editing ? 'Update Account' : 'Create Account'}
+        onSubmit={submit}
+        submitting={saving}
+        testIDPrefix="account"
+        submitTestID="account-save"
       >
         <TextField
           label="Account Number"
@@ -228,7 +221,7 @@ export default function AccountRegistrationScreen() {
           error={errors.typeId}
           testID="account-type"
         />
-      </Modal>
+      </FormModal>
 
       <ConfirmDialog
         visible={toDelete !== null}

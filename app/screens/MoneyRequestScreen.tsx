@@ -1,7 +1,7 @@
 import { useRef, useState } from 'react';
 import { StyleSheet, View } from 'react-native';
 
-import { Button, DataTable, IconButton, Modal, Screen, Select, TextField, type Column } from '../components';
+import { Button, DataTable, IconButton, FormModal, Screen, Select, TextField, type Column } from '../components';
 import { INVALID_AMOUNT_MESSAGE, isValidAmount } from '../components/amount';
 import { canAnswerRequest, StatusBadge } from '../components/StatusBadge';
 import { useErrorToast } from '../components/useErrorToast';
@@ -154,18 +154,7 @@ export default function MoneyRequestScreen() {
         emptyText="No money requests available."
       />
 
-      <Modal
-        visible={open}
-        onClose={close}
-        title="New Money Request"
-        testID="request-modal"
-        footer={
-          <>
-            <Button title="Cancel" variant="outline" onPress={close} testID="request-cancel" />
-            <Button title="Create Request" loading={create.isPending} onPress={submit} testID="request-submit" />
-          </>
-        }
-      >
+      <FormModal visible={open} onClose={close} title="New Money Request" submitTitle="Create Request" onSubmit={submit} submitting={create.isPending} testIDPrefix="request">
         <Select<string>
           label="From Account"
           required
@@ -199,7 +188,7 @@ export default function MoneyRequestScreen() {
           onChangeText={(v) => set('description', v)}
           testID="request-description"
         />
-      </Modal>
+      </FormModal>
     </Screen>
   );
 }

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { StyleSheet, View } from 'react-native';
 
-import { Button, Card, DataTable, Modal, Screen, Select, Text, TextField, type Column } from '../components';
+import { Button, Card, DataTable, FormModal, Screen, Select, Text, TextField, type Column } from '../components';
 import { INVALID_AMOUNT_MESSAGE, isValidAmount } from '../components/amount';
 import { TransactionTypeBadge } from '../components/StatusBadge';
 import { useErrorToast } from '../components/useErrorToast';
@@ -169,18 +169,7 @@ export default function TransferFundsScreen() {
         />
       </Card>
 
-      <Modal
-        visible={open}
-        onClose={close}
-        title="Transfer Funds"
-        testID="transfer-modal"
-        footer={
-          <>
-            <Button title="Cancel" variant="outline" onPress={close} testID="transfer-cancel" />
-            <Button title="Transfer" loading={transfer.isPending} onPress={submit} testID="transfer-submit" />
-          </>
-        }
-      >
+      <FormModal visible={open} onClose={close} title="Transfer Funds" submitTitle="Transfer" onSubmit={submit} submitting={transfer.isPending} testIDPrefix="transfer">
         <Select<string>
           label="From Account"
           required
@@ -221,7 +210,7 @@ export default function TransferFundsScreen() {
           onChangeText={(v) => set('note', v)}
           testID="transfer-note"
         />
-      </Modal>
+      </FormModal>
     </Screen>
   );
 }

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	neturl "net/url"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"meridian/pkg/db"
 	"meridian/pkg/errs"
@@ -218,73 +216,19 @@ func TestSeedBulk(t *testing.T) {
 	}
 }
 
-// TestSeedBulkLarge measures the bulk seed at scale and the history queries
-// on the resulting ledger. Run it with MERIDIAN_BULK_USERS=100000 (and
-// MERIDIAN_BULK_TRANSFERS=5 for ~1,200,000 ledger rows).
-func TestSeedBulkLarge(t *testing.T) {
-	users, _ := strconv.Atoi(os.Getenv("MERIDIAN_BULK_USERS"))
-	if users == 0 {
-		t.Skip("set MERIDIAN_BULK_USERS to run")
-	}
-	transfers, _ := strconv.Atoi(os.Getenv("MERIDIAN_BULK_TRANSFERS"))
-	s := newService(t)
-	st, err := s.SeedBulk(ctx, BulkOptions{Users: users, AccountsPerUser: 2, TransfersPerUser: transfers, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("seeded %d users, %d accounts, %d transfers, %d ledger rows in %v", st.Users, st.Accounts, st.Transfers, st.LedgerRows, st.Elapsed)
-	if _, err := s.db.Exec(`ANALYZE`); err != nil {
-		t.Fatal(err)
-	}
-	u := signInAs(t, s, "user4242@bulk.meridian.test", BulkPassword)
-	admin := newAdmin(t, s)
-	accs, _ := s.ListAccounts(ctx, u, nil)
-	var acct string
-	if len(accs) > 0 {
-		acct = accs[0].AccountNumber
-	}
-	timed := func(name string, f func() error) {
-		t.Helper()
-		start := time.Now()
-		if err := f(); err != nil {
-			t.Fatalf("%s: %v", name, err)
+// BenchmarkSeedBulk measures the bulk seed at the size of the benchmarks:
+// go test ./pkg/bank -run '^$' -bench SeedBulk -benchtime 1x
+func BenchmarkSeedBulk(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		s := newService(b)
+		b.StartTimer()
+		st, err := s.SeedBulk(ctx, BulkOptions{Users: 100_000, AccountsPerUser: 1, TransfersPerUser: 5, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
 		}
-		d := time.Since(start)
-		t.Logf("%-40s %v", name, d)
-		if d > 250*time.Millisecond {
-			t.Errorf("%s took %v", name, d)
-		}
+		b.ReportMetric(float64(st.LedgerRows), "ledger-rows")
 	}
-	page := func(a Actor, q HistoryQuery, admin bool) func() error {
-		return func() error {
-			var next *string
-			var err error
-			for range 3 { // three pages
-				if admin {
-					_, next, err = s.AdminHistory(ctx, a, q)
-				} else {
-					_, next, err = s.History(ctx, a, q)
-				}
-				if err != nil || next == nil {
-					return err
-				}
-				q.Page.Before = *next
-			}
-			return nil
-		}
-	}
-	timed("user history, 3 pages of 100", page(u, HistoryQuery{}, false))
-	timed("user history of one account, DEBIT", page(u, HistoryQuery{AccountNumber: acct, Type: "DEBIT"}, false))
-	timed("admin history, 3 pages of 1000", page(admin, HistoryQuery{Page: Page{Limit: 1000}}, true))
-	timed("admin history, CREDIT, 3 pages of 100", page(admin, HistoryQuery{Type: "CREDIT"}, true))
-	timed("admin history of one account", page(admin, HistoryQuery{AccountNumber: acct}, true))
-	timed("user summary", func() error { _, err := s.UserSummary(ctx, u); return err })
-	timed("user monthly", func() error { _, err := s.UserMonthly(ctx, u); return err })
-	start := time.Now()
-	if _, err := s.AdminSummary(ctx, admin); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%-40s %v (a full scan of the ledger)", "admin summary", time.Since(start))
 }
 
 // Without the right to skip triggers (not a superuser), SeedBulk still
