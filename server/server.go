@@ -32,6 +32,8 @@ type Server struct {
 	log     *slog.Logger
 	metrics *metrics
 	version string
+	// wsPingEvery is the keepalive period of WebSockets; the token is checked again at each.
+	wsPingEvery time.Duration
 }
 
 const (
@@ -45,7 +47,7 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{svc: svc, hub: hub, log: o.Logger, metrics: newMetrics(), version: o.Version}
+	s := &Server{svc: svc, hub: hub, log: o.Logger, metrics: newMetrics(), version: o.Version, wsPingEvery: wsPingEvery}
 	if hub != nil {
 		s.metrics = hub.metrics // one set of figures for HTTP and WebSocket
 	}

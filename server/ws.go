@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"strconv"
 	"sync"
 	"time"
 
@@ -155,7 +154,10 @@ func (h *Hub) CloseAll() {
 	}
 }
 
-const localWSUser = "ws_user"
+const (
+	localWSUser  = "ws_user"
+	localWSToken = "ws_token"
+)
 
 // wsUpgrade checks the token and user_id before the upgrade: 401 or 403.
 func (s *Server) wsUpgrade(c fiber.Ctx) error {
@@ -166,20 +168,35 @@ func (s *Server) wsUpgrade(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if uid := c.Query("user_id"); uid != "" && uid != strconv.FormatInt(a.UserID, 10) {
-		return errs.ErrNotYourUser
+	uid, err := queryUserID(c)
+	if err != nil {
+		return err
+	}
+	if err := a.CheckUserID(uid); err != nil {
+		return err
 	}
 	if s.hub == nil {
 		return errs.E(errs.Internal, "internal", "live notifications are off")
 	}
 	c.Locals(localWSUser, a.UserID)
+	c.Locals(localWSToken, c.Query("token"))
 	return c.Next()
+}
+
+// tokenRevoked reports whether a live connection's token is no longer valid.
+// A database outage does not count: the connection stays until it is known.
+func (s *Server) tokenRevoked(token string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := s.svc.Authenticate(ctx, token)
+	return err != nil && errs.KindOf(err) == errs.Unauthorized
 }
 
 func (s *Server) wsHandler() fiber.Handler {
 	return websocket.New(func(conn *websocket.Conn) {
 		defer conn.Close() // this websocket package does not close it for us
 		userID, _ := conn.Locals(localWSUser).(int64)
+		token, _ := conn.Locals(localWSToken).(string)
 		cl := &wsClient{userID: userID, send: make(chan []byte, wsSendBuffer), done: make(chan struct{})}
 		s.hub.add(cl)
 		defer s.hub.remove(cl)
@@ -197,7 +214,7 @@ func (s *Server) wsHandler() fiber.Handler {
 			}
 		}()
 
-		ping := time.NewTicker(wsPingEvery)
+		ping := time.NewTicker(s.wsPingEvery)
 		defer ping.Stop()
 		for {
 			select {
@@ -211,6 +228,13 @@ func (s *Server) wsHandler() fiber.Handler {
 					return
 				}
 			case <-ping.C:
+				// A revoked token (sign-out, password reset) or a deactivated
+				// user loses the live feed at the next keepalive.
+				if s.tokenRevoked(token) {
+					conn.SetWriteDeadline(time.Now().Add(time.Second))
+					conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, "session ended"))
+					return
+				}
 				if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout)); err != nil {
 					return
 				}

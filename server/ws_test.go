@@ -164,3 +164,30 @@ func waitConns(t *testing.T, h *Hub, user int64, n int) {
 		t.Fatalf("only %d connections registered", h.Connections(user))
 	}
 }
+
+// A socket whose token is revoked is closed at the next keepalive.
+func TestWebSocketClosedAfterLogout(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.srv.wsPingEvery = 200 * time.Millisecond
+	base := e.listen()
+	a := e.customer("Rey Revoke")
+	conn, status := dialWS(t, base, "token="+a.Token)
+	if status != 101 {
+		t.Fatalf("dial: %d", status)
+	}
+	other := e.login(a.Email, "password123") // a second session stays valid
+	keep, _ := dialWS(t, base, "token="+other.Token)
+	if r := e.do("POST", "/api/auth/logout", a.Token, nil); r.Status != 204 {
+		t.Fatalf("logout: %d", r.Status)
+	}
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, _, err := conn.ReadMessage()
+	if !websocket.IsCloseError(err, websocket.ClosePolicyViolation) {
+		t.Fatalf("want a policy-violation close after logout, got %v", err)
+	}
+	keep.SetReadDeadline(time.Now().Add(600 * time.Millisecond))
+	if _, _, err := keep.ReadMessage(); websocket.IsCloseError(err, websocket.ClosePolicyViolation) {
+		t.Fatal("the other session's socket was closed too")
+	}
+}
