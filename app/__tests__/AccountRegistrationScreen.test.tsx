@@ -2,16 +2,13 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-
 
 import AccountRegistrationScreen from '../screens/AccountRegistrationScreen';
 import { sessionStore } from '../state/session';
-import { toast } from '../state/toast';
-import { accounts, customer, renderScreen } from './screenHarness';
+import { accounts, customer, renderScreen, signedInAs } from './screenHarness';
 import { jsonResponse, mockFetch } from './testUtils';
 
 const types = [
   { id: 1, type_name: 'Checking', currency: 'USD' },
   { id: 2, type_name: 'Savings', currency: 'EUR' },
 ];
-
-const realFetch = global.fetch;
 
 function server(extra: Record<string, (body: unknown) => Response> = {}) {
   return mockFetch({
@@ -21,15 +18,8 @@ function server(extra: Record<string, (body: unknown) => Response> = {}) {
   });
 }
 
-beforeEach(async () => {
-  await sessionStore.signIn('tok', customer);
-});
+signedInAs(customer);
 
-afterEach(async () => {
-  global.fetch = realFetch;
-  act(() => toast.dismiss());
-  await act(() => sessionStore.signOut());
-});
 
 const accountCalls = (calls: Array<{ method: string; path: string }>) =>
   calls.filter((c) => c.method === 'GET' && c.path === '/api/user/accounts').length;

@@ -1,17 +1,14 @@
-import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-native';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react-native';
 
 import AssignScreen from '../screens/AssignScreen';
 import type { AdminUserRow } from '../services/api/types';
 import { sessionStore } from '../state/session';
-import { toast } from '../state/toast';
-import { adminUser, fakeServer, pending, renderScreen } from './screenMocks';
-import { jsonResponse } from './testUtils';
+import { adminUser, pending, renderElement, signedInAs } from './screenHarness';
+import { jsonResponse, mockFetch } from './testUtils';
 
 let rows: AdminUserRow[];
-const realFetch = global.fetch;
-
-function server(extra: Parameters<typeof fakeServer>[0] = {}) {
-  return fakeServer({
+function server(extra: Parameters<typeof mockFetch>[0] = {}) {
+  return mockFetch({
     'GET /api/user/notifications': () => jsonResponse(200, []),
     'GET /api/admin/users': () => jsonResponse(200, rows),
     ...extra,
@@ -23,23 +20,19 @@ function chooseRole(userId: number, role: 'Admin' | 'User') {
   fireEvent.press(screen.getByRole('button', { name: role }));
 }
 
+signedInAs(adminUser, 'tok-admin');
+
 beforeEach(async () => {
   rows = [
     { id: 1, name: 'Ada Admin', email: 'admin@meridian.test', phone: '+15550001', role: 'Admin', status: true, created: '2026-01-02T10:00:00Z' },
     { id: 2, name: 'Alice Smith', email: 'alice@meridian.test', phone: '+15550102', role: 'User', status: true, created: '2026-01-03T10:00:00Z' },
   ];
-  await sessionStore.signIn('tok-admin', adminUser);
 });
 
-afterEach(async () => {
-  global.fetch = realFetch;
-  act(() => toast.dismiss());
-  await act(() => sessionStore.signOut());
-});
 
 it('lists Name, Phone, Current Role, a role selector and an Assign button', async () => {
   server();
-  renderScreen(<AssignScreen />);
+  renderElement(<AssignScreen />);
   expect(screen.getByText('Role Assignment')).toBeTruthy();
   expect(await screen.findByText('Alice Smith')).toBeTruthy();
   for (const title of ['Name', 'Phone', 'Current Role']) expect(screen.getByText(title)).toBeTruthy();
@@ -49,7 +42,7 @@ it('lists Name, Phone, Current Role, a role selector and an Assign button', asyn
 
 it('Assign is disabled until a role is chosen; the options are Admin and User', async () => {
   server();
-  renderScreen(<AssignScreen />);
+  renderElement(<AssignScreen />);
   await screen.findByText('Alice Smith');
   expect(screen.getByTestId('assign-submit-2')).toBeDisabled();
   fireEvent.press(screen.getByTestId('assign-role-2'));
@@ -69,7 +62,7 @@ it("assigning: POST {user_id, roles:[role]}, 'Role assigned successfully', Curre
       return jsonResponse(200, { message: 'Role assigned successfully', user: rows[1] });
     },
   });
-  renderScreen(<AssignScreen />);
+  renderElement(<AssignScreen />);
   await screen.findByText('Alice Smith');
   chooseRole(2, 'Admin');
   fireEvent.press(screen.getByTestId('assign-submit-2'));
@@ -84,7 +77,7 @@ it("assigning: POST {user_id, roles:[role]}, 'Role assigned successfully', Curre
 
 it("a refused assignment shows 'Failed to assign role'", async () => {
   server({ 'POST /api/admin/assign-roles': () => jsonResponse(422, { error: 'At least one active admin is required', code: 'last_admin' }) });
-  renderScreen(<AssignScreen />);
+  renderElement(<AssignScreen />);
   await screen.findByText('Ada Admin');
   chooseRole(1, 'User');
   fireEvent.press(screen.getByTestId('assign-submit-1'));
@@ -95,16 +88,16 @@ it("a refused assignment shows 'Failed to assign role'", async () => {
 
 it('loading, empty and error states', async () => {
   server({ 'GET /api/admin/users': pending });
-  const first = renderScreen(<AssignScreen />);
+  const first = renderElement(<AssignScreen />);
   expect(await screen.findByText('Loading users...')).toBeTruthy();
   first.unmount();
 
   server({ 'GET /api/admin/users': () => jsonResponse(200, []) });
-  const second = renderScreen(<AssignScreen />);
+  const second = renderElement(<AssignScreen />);
   expect(await screen.findByText('No users found')).toBeTruthy();
   second.unmount();
 
   server({ 'GET /api/admin/users': () => jsonResponse(500) });
-  renderScreen(<AssignScreen />);
+  renderElement(<AssignScreen />);
   expect(await screen.findByTestId('toast-error')).toHaveTextContent('Failed to fetch users');
 });

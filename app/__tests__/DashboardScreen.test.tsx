@@ -1,10 +1,9 @@
-import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-native';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react-native';
 
 import AdminDashboardScreen from '../screens/AdminDashboardScreen';
 import UserDashboardScreen from '../screens/UserDashboardScreen';
 import { sessionStore } from '../state/session';
-import { toast } from '../state/toast';
-import { accounts, adminUser, customer, renderScreen, requests, transactions } from './screenHarness';
+import { accounts, adminUser, customer, renderScreen, requests, signedInAs, transactions } from './screenHarness';
 import { jsonResponse, mockFetch } from './testUtils';
 
 // The chart itself (victory) is not under test: a stand-in showing what it got.
@@ -20,8 +19,6 @@ jest.mock('../components/charts', () => {
 const summary = { total_transactions: 42, pending_requests: 3, total_transfers: 7, total_sent_amount: 1234.5, total_received_amount: 99 };
 const monthly = Array.from({ length: 12 }, (_, i) => ({ name: `M${i}`, total: i }));
 
-const realFetch = global.fetch;
-
 function userServer(extra: Record<string, (body: unknown) => Response> = {}) {
   return mockFetch({
     'GET /api/user/dashboard/transactions-summary': () => jsonResponse(200, { data: summary }),
@@ -33,16 +30,12 @@ function userServer(extra: Record<string, (body: unknown) => Response> = {}) {
   });
 }
 
-afterEach(async () => {
-  global.fetch = realFetch;
-  act(() => toast.dismiss());
-  await act(() => sessionStore.signOut());
-});
 
 describe('User Dashboard', () => {
-  beforeEach(async () => {
-    await sessionStore.signIn('tok', customer);
-  });
+  signedInAs(customer);
+
+beforeEach(async () => {
+    });
 
   it("shows 'Loading dashboard...' first, then the cards, chart and tables", async () => {
     userServer();

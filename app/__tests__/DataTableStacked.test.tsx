@@ -1,7 +1,7 @@
 import { fireEvent, screen } from '@testing-library/react-native';
 
 import { DataTable } from '../components/DataTable';
-import { renderScreen } from './screenMocks';
+import { renderElement } from './screenHarness';
 
 const rows = [{ id: 1, name: 'Ada' }, { id: 2, name: 'Bob' }];
 const columns = [{ key: 'name', title: 'Name' }];
@@ -11,7 +11,7 @@ function narrow(testID: string) {
 }
 
 it("stackedRole='list': at 390px the cards are a list of list items (no table without rows)", () => {
-  renderScreen(<DataTable testID="t" columns={columns} data={rows} keyExtractor={(r) => String(r.id)} stackedRole="list" />, { notifications: false });
+  renderElement(<DataTable testID="t" columns={columns} data={rows} keyExtractor={(r) => String(r.id)} stackedRole="list" />, { notifications: false });
   expect(screen.getByTestId('t').props.role).toBe('table');
   narrow('t');
   expect(screen.getByTestId('t').props.role).toBe('list');
@@ -20,7 +20,7 @@ it("stackedRole='list': at 390px the cards are a list of list items (no table wi
 });
 
 it('by default a stacked table is a list of cards (no table role without rows)', () => {
-  renderScreen(<DataTable testID="t" columns={columns} data={rows} keyExtractor={(r) => String(r.id)} />, { notifications: false });
+  renderElement(<DataTable testID="t" columns={columns} data={rows} keyExtractor={(r) => String(r.id)} />, { notifications: false });
   expect(screen.getByTestId('t').props.role).toBe('table');
   narrow('t');
   expect(screen.getByTestId('t').props.role).toBe('list');
@@ -28,7 +28,7 @@ it('by default a stacked table is a list of cards (no table role without rows)',
 });
 
 it('stackedRole="table" keeps the table role when stacked', () => {
-  renderScreen(<DataTable testID="t" stackedRole="table" columns={columns} data={rows} keyExtractor={(r) => String(r.id)} />, { notifications: false });
+  renderElement(<DataTable testID="t" stackedRole="table" columns={columns} data={rows} keyExtractor={(r) => String(r.id)} />, { notifications: false });
   narrow('t');
   expect(screen.getByTestId('t').props.role).toBe('table');
 });

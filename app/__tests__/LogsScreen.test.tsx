@@ -2,12 +2,8 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-
 
 import LogsScreen from '../screens/LogsScreen';
 import type { AuditLog } from '../services/api/types';
-import { sessionStore } from '../state/session';
-import { toast } from '../state/toast';
-import { adminUser, fakeServer, pending, renderScreen } from './screenMocks';
-import { jsonResponse } from './testUtils';
-
-const realFetch = global.fetch;
+import { adminUser, pending, renderElement, signedInAs } from './screenHarness';
+import { jsonResponse, mockFetch } from './testUtils';
 
 const log = (id: number, extra: Partial<AuditLog> = {}): AuditLog => ({
   id,
@@ -21,25 +17,18 @@ const log = (id: number, extra: Partial<AuditLog> = {}): AuditLog => ({
 });
 
 function server(auditLogs: (url: string) => Response | Promise<Response>) {
-  return fakeServer({
+  return mockFetch({
     'GET /api/user/notifications': () => jsonResponse(200, []),
     'GET /api/admin/audit-logs': (_body, url) => auditLogs(url),
   });
 }
 
-beforeEach(async () => {
-  await sessionStore.signIn('tok-admin', adminUser);
-});
+signedInAs(adminUser, 'tok-admin');
 
-afterEach(async () => {
-  global.fetch = realFetch;
-  act(() => toast.dismiss());
-  await act(() => sessionStore.signOut());
-});
 
 it('shows User, Account, Action, Table, Description and Timestamp', async () => {
   server(() => jsonResponse(200, { audit_logs: [log(1, { AccountNumber: '' })], next_cursor: null }));
-  renderScreen(<LogsScreen />);
+  renderElement(<LogsScreen />);
   expect(screen.getByText('System Logs')).toBeTruthy();
   expect(await screen.findByText('User 1')).toBeTruthy();
   for (const title of ['User', 'Account', 'Action', 'Table', 'Description', 'Timestamp']) expect(screen.getByText(title)).toBeTruthy();
@@ -55,7 +44,7 @@ it('shows User, Account, Action, Table, Description and Timestamp', async () => 
 it('a loading state, then the empty text', async () => {
   let answer: (r: Response) => void = () => undefined;
   server(() => new Promise<Response>((res) => (answer = res)));
-  renderScreen(<LogsScreen />);
+  renderElement(<LogsScreen />);
   expect(await screen.findByText('Loading logs...')).toBeTruthy();
   await act(async () => answer(jsonResponse(200, { audit_logs: [], next_cursor: null })));
   expect(await screen.findByText('No logs available')).toBeTruthy();
@@ -63,14 +52,14 @@ it('a loading state, then the empty text', async () => {
 
 it("a failed fetch: 'Failed to fetch logs' inline and as a toast", async () => {
   server(() => jsonResponse(500, { error: 'Internal error' }));
-  renderScreen(<LogsScreen />);
+  renderElement(<LogsScreen />);
   expect(await screen.findByTestId('toast-error')).toHaveTextContent('Failed to fetch logs');
   expect(within(screen.getByTestId('logs-table')).getByText('Failed to fetch logs')).toBeTruthy();
 });
 
 it("audit_logs that is not an array: 'Unexpected response format from server'", async () => {
   server(() => jsonResponse(200, { audit_logs: { not: 'an array' }, next_cursor: null }));
-  renderScreen(<LogsScreen />);
+  renderElement(<LogsScreen />);
   expect(await screen.findByTestId('toast-error')).toHaveTextContent('Unexpected response format from server');
   expect(within(screen.getByTestId('logs-table')).getByText('Unexpected response format from server')).toBeTruthy();
   expect(screen.queryByText('Failed to fetch logs')).toBeNull();
@@ -78,7 +67,7 @@ it("audit_logs that is not an array: 'Unexpected response format from server'", 
 
 it('a bare array instead of {audit_logs} is also an unexpected format', async () => {
   server(() => jsonResponse(200, [log(1)]));
-  renderScreen(<LogsScreen />);
+  renderElement(<LogsScreen />);
   expect(await screen.findByTestId('toast-error')).toHaveTextContent('Unexpected response format from server');
   expect(screen.queryByText('User 1')).toBeNull();
 });
@@ -89,7 +78,7 @@ it('"Load more" asks for the next page with limit and before=next_cursor and app
       ? jsonResponse(200, { audit_logs: [log(2)], next_cursor: null })
       : jsonResponse(200, { audit_logs: [log(3)], next_cursor: 'cursor-1' }),
   );
-  renderScreen(<LogsScreen />);
+  renderElement(<LogsScreen />);
   expect(await screen.findByText('User 3')).toBeTruthy();
   expect(calls.find((c) => c.path === '/api/admin/audit-logs')?.url).toMatch(/\/api\/admin\/audit-logs\?limit=50$/);
   fireEvent.press(screen.getByTestId('logs-load-more'));
@@ -104,7 +93,7 @@ it('a failed "load more" keeps the rows shown and toasts', async () => {
   server((url) =>
     url.includes('before=') ? jsonResponse(500) : jsonResponse(200, { audit_logs: [log(3)], next_cursor: 'cursor-1' }),
   );
-  renderScreen(<LogsScreen />);
+  renderElement(<LogsScreen />);
   expect(await screen.findByText('User 3')).toBeTruthy();
   fireEvent.press(screen.getByTestId('logs-load-more'));
   expect(await screen.findByTestId('toast-error')).toHaveTextContent('Failed to fetch logs');
@@ -114,7 +103,7 @@ it('a failed "load more" keeps the rows shown and toasts', async () => {
 
 it('stays in loading while the server does not answer', async () => {
   server(pending);
-  renderScreen(<LogsScreen />);
+  renderElement(<LogsScreen />);
   expect(await screen.findByText('Loading logs...')).toBeTruthy();
   expect(screen.queryByText('No logs available')).toBeNull();
 });

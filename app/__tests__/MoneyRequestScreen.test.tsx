@@ -1,12 +1,8 @@
-import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-native';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react-native';
 
 import MoneyRequestScreen from '../screens/MoneyRequestScreen';
-import { sessionStore } from '../state/session';
-import { toast } from '../state/toast';
-import { accounts, customer, renderScreen, requests } from './screenHarness';
+import { accounts, customer, renderScreen, requests, signedInAs } from './screenHarness';
 import { jsonResponse, mockFetch } from './testUtils';
-
-const realFetch = global.fetch;
 
 function server(extra: Record<string, (body: unknown) => Response> = {}) {
   return mockFetch({
@@ -16,15 +12,8 @@ function server(extra: Record<string, (body: unknown) => Response> = {}) {
   });
 }
 
-beforeEach(async () => {
-  await sessionStore.signIn('tok', customer);
-});
+signedInAs(customer);
 
-afterEach(async () => {
-  global.fetch = realFetch;
-  act(() => toast.dismiss());
-  await act(() => sessionStore.signOut());
-});
 
 const listCalls = (calls: Array<{ path: string }>) => calls.filter((c) => c.path === '/api/user/transactions/money-request').length;
 

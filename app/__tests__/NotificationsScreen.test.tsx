@@ -2,12 +2,10 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-
 
 import NotificationsScreen from '../screens/NotificationsScreen';
 import SettingsScreen from '../screens/SettingsScreen';
-import { sessionStore } from '../state/session';
 import { toast } from '../state/toast';
-import { customerUser, fakeServer, pending, renderScreen } from './screenMocks';
-import { jsonResponse } from './testUtils';
+import { customer, pending, renderElement, signedInAs } from './screenHarness';
+import { jsonResponse, mockFetch } from './testUtils';
 
-const realFetch = global.fetch;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 const MIN = 60_000;
 
@@ -18,19 +16,12 @@ const stored = () => [
   { id: 2, message: 'You received $25.00 from account 200300400', is_new: false, created_at: '2026-01-05T14:30:00Z' },
 ];
 
-beforeEach(async () => {
-  await sessionStore.signIn('tok-alice', customerUser);
-});
+signedInAs(customer, 'tok-alice');
 
-afterEach(async () => {
-  global.fetch = realFetch;
-  act(() => toast.dismiss());
-  await act(() => sessionStore.signOut());
-});
 
 it('lists every notification with New badges, relative times and a count', async () => {
-  fakeServer({ 'GET /api/user/notifications': () => jsonResponse(200, stored()) });
-  renderScreen(<NotificationsScreen />);
+  mockFetch({ 'GET /api/user/notifications': () => jsonResponse(200, stored()) });
+  renderElement(<NotificationsScreen />);
   expect(screen.getByText('Notifications')).toBeTruthy();
   await waitFor(() => expect(screen.getAllByTestId('notification-row')).toHaveLength(4));
   expect(screen.getByTestId('notifications-total')).toHaveTextContent('4 notifications');
@@ -44,8 +35,8 @@ it('lists every notification with New badges, relative times and a count', async
 });
 
 it('the tabs All, Requests and Alerts filter by the message text', async () => {
-  fakeServer({ 'GET /api/user/notifications': () => jsonResponse(200, stored()) });
-  renderScreen(<NotificationsScreen />);
+  mockFetch({ 'GET /api/user/notifications': () => jsonResponse(200, stored()) });
+  renderElement(<NotificationsScreen />);
   await waitFor(() => expect(screen.getAllByTestId('notification-row')).toHaveLength(4));
   expect(screen.getByRole('tab', { name: 'All' })).toBeSelected();
 
@@ -66,8 +57,8 @@ it('the tabs All, Requests and Alerts filter by the message text', async () => {
 });
 
 it('a tab without matches shows the empty text; one item reads "1 notification"', async () => {
-  fakeServer({ 'GET /api/user/notifications': () => jsonResponse(200, [stored()[3]]) });
-  renderScreen(<NotificationsScreen />);
+  mockFetch({ 'GET /api/user/notifications': () => jsonResponse(200, [stored()[3]]) });
+  renderElement(<NotificationsScreen />);
   await waitFor(() => expect(screen.getByTestId('notifications-total')).toHaveTextContent('1 notification'));
   fireEvent.press(screen.getByTestId('notifications-tab-alerts'));
   expect(screen.getByText('No notifications found')).toBeTruthy();
@@ -75,11 +66,11 @@ it('a tab without matches shows the empty text; one item reads "1 notification"'
 });
 
 it('clicking a new item marks it read (PUT .../{id}/read) and drops its badge', async () => {
-  const { calls } = fakeServer({
+  const { calls } = mockFetch({
     'GET /api/user/notifications': () => jsonResponse(200, stored()),
     'PUT /api/user/notifications/5/read': () => jsonResponse(204),
   });
-  renderScreen(<NotificationsScreen />);
+  renderElement(<NotificationsScreen />);
   await waitFor(() => expect(screen.getAllByTestId('notification-row')).toHaveLength(4));
   const first = screen.getAllByTestId('notification-row')[0];
   expect(within(first).getByTestId('notification-new-badge')).toBeTruthy();
@@ -94,34 +85,34 @@ it('clicking a new item marks it read (PUT .../{id}/read) and drops its badge', 
 });
 
 it('shows a loading state while the list is fetched', async () => {
-  fakeServer({ 'GET /api/user/notifications': pending });
-  renderScreen(<NotificationsScreen />);
+  mockFetch({ 'GET /api/user/notifications': pending });
+  renderElement(<NotificationsScreen />);
   expect(await screen.findByText('Loading notifications...')).toBeTruthy();
   expect(screen.queryByText('No notifications found')).toBeNull();
 });
 
 it('the empty state', async () => {
-  fakeServer({ 'GET /api/user/notifications': () => jsonResponse(200, []) });
-  renderScreen(<NotificationsScreen />);
+  mockFetch({ 'GET /api/user/notifications': () => jsonResponse(200, []) });
+  renderElement(<NotificationsScreen />);
   expect(await screen.findByText('No notifications found')).toBeTruthy();
   expect(screen.getByTestId('notifications-total')).toHaveTextContent('0 notifications');
 });
 
 it("the error state shows the stored error text (the server's message, else 'Failed to fetch notifications')", async () => {
-  fakeServer({ 'GET /api/user/notifications': () => jsonResponse(500, { message: 'Notifications are unavailable' }) });
-  const first = renderScreen(<NotificationsScreen />);
+  mockFetch({ 'GET /api/user/notifications': () => jsonResponse(500, { message: 'Notifications are unavailable' }) });
+  const first = renderElement(<NotificationsScreen />);
   expect(await screen.findByTestId('notifications-error')).toHaveTextContent('Notifications are unavailable');
   first.unmount();
   act(() => toast.dismiss());
 
-  fakeServer({ 'GET /api/user/notifications': () => jsonResponse(500) });
-  renderScreen(<NotificationsScreen />);
+  mockFetch({ 'GET /api/user/notifications': () => jsonResponse(500) });
+  renderElement(<NotificationsScreen />);
   expect(await screen.findByTestId('notifications-error')).toHaveTextContent('Failed to fetch notifications');
   expect(screen.queryByText('No notifications found')).toBeNull();
 });
 
 it('Settings shows only its heading', () => {
-  renderScreen(<SettingsScreen />);
+  renderElement(<SettingsScreen />);
   expect(screen.getByRole('heading', { name: 'Settings' })).toBeTruthy();
   expect(screen.getByTestId('screen-settings')).toHaveTextContent('Settings', { exact: true });
 });

@@ -17,15 +17,12 @@ afterEach(async () => {
 /** Records the query strings the history endpoint got. */
 function historyServer(path: string, answer: (query: URLSearchParams) => Response) {
   const queries: URLSearchParams[] = [];
-  const { calls } = mockFetch({});
-  const fn = global.fetch as jest.Mock;
-  fn.mockImplementation(async (url: string, init: RequestInit = {}) => {
-    const [p, q = ''] = url.replace(/^https?:\/\/[^/]+/, '').split('?');
-    calls.push({ method: init.method ?? 'GET', path: p, body: undefined, headers: {} });
-    if (p !== path) return jsonResponse(404, { error: 'no mock' });
-    const query = new URLSearchParams(q);
-    queries.push(query);
-    return answer(query);
+  const { calls } = mockFetch({
+    [`GET ${path}`]: (_body, url) => {
+      const query = new URLSearchParams(url.split('?')[1] ?? '');
+      queries.push(query);
+      return answer(query);
+    },
   });
   return { queries, calls };
 }

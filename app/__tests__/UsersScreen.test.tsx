@@ -1,11 +1,9 @@
-import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-native';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react-native';
 
 import UsersScreen, { filterUsers } from '../screens/UsersScreen';
 import type { AdminUserRow } from '../services/api/types';
-import { sessionStore } from '../state/session';
-import { toast } from '../state/toast';
-import { adminUser, fakeServer, pending, renderScreen } from './screenMocks';
-import { jsonResponse } from './testUtils';
+import { adminUser, pending, renderElement, signedInAs } from './screenHarness';
+import { jsonResponse, mockFetch } from './testUtils';
 
 const rows: AdminUserRow[] = [
   { id: 1, name: 'Ada Admin', email: 'admin@meridian.test', phone: '+1 555 0001', role: 'Admin', status: true, created: '2026-01-02T10:00:00Z' },
@@ -13,29 +11,20 @@ const rows: AdminUserRow[] = [
   { id: 3, name: 'Bob Stone', email: 'bob@meridian.test', phone: '+1 555 0203', role: 'User', status: false, created: '2026-01-04T10:00:00Z' },
 ];
 
-const realFetch = global.fetch;
-
-function server(extra: Parameters<typeof fakeServer>[0] = {}) {
-  return fakeServer({
+function server(extra: Parameters<typeof mockFetch>[0] = {}) {
+  return mockFetch({
     'GET /api/user/notifications': () => jsonResponse(200, []),
     'GET /api/admin/users': () => jsonResponse(200, rows),
     ...extra,
   });
 }
 
-beforeEach(async () => {
-  await sessionStore.signIn('tok-admin', adminUser);
-});
+signedInAs(adminUser, 'tok-admin');
 
-afterEach(async () => {
-  global.fetch = realFetch;
-  act(() => toast.dismiss());
-  await act(() => sessionStore.signOut());
-});
 
 it('lists the users with ID, Name, Phone, Role, Status, Created and an action', async () => {
   server();
-  renderScreen(<UsersScreen />);
+  renderElement(<UsersScreen />);
   expect(screen.getByText('User Management')).toBeTruthy();
   expect(await screen.findByText('Alice Smith')).toBeTruthy();
   for (const title of ['ID', 'Name', 'Phone', 'Role', 'Status', 'Created', 'Action']) expect(screen.getByText(title)).toBeTruthy();
@@ -48,33 +37,33 @@ it('lists the users with ID, Name, Phone, Role, Status, Created and an action', 
 
 it('shows a loading state while the list is on its way', async () => {
   server({ 'GET /api/admin/users': pending });
-  renderScreen(<UsersScreen />);
+  renderElement(<UsersScreen />);
   expect(await screen.findByText('Loading users...')).toBeTruthy();
   expect(screen.queryByText('Alice Smith')).toBeNull();
 });
 
 it('shows an empty state', async () => {
   server({ 'GET /api/admin/users': () => jsonResponse(200, []) });
-  renderScreen(<UsersScreen />);
+  renderElement(<UsersScreen />);
   expect(await screen.findByText('No users found')).toBeTruthy();
 });
 
 it("a failed fetch: 'Failed to fetch users', with the server's message when present", async () => {
   server({ 'GET /api/admin/users': () => jsonResponse(500, {}) });
-  renderScreen(<UsersScreen />);
+  renderElement(<UsersScreen />);
   expect(await screen.findByTestId('toast-error')).toHaveTextContent('Failed to fetch users');
   expect(within(screen.getByTestId('users-table')).getByText('Failed to fetch users')).toBeTruthy();
 });
 
 it("a failed fetch with a server message shows that message too", async () => {
   server({ 'GET /api/admin/users': () => jsonResponse(403, { error: 'Admin access required', code: 'forbidden' }) });
-  renderScreen(<UsersScreen />);
+  renderElement(<UsersScreen />);
   expect(await screen.findByTestId('toast-error')).toHaveTextContent('Failed to fetch users: Admin access required');
 });
 
 it('the search box filters by name or phone', async () => {
   server();
-  renderScreen(<UsersScreen />);
+  renderElement(<UsersScreen />);
   await screen.findByText('Alice Smith');
   fireEvent.changeText(screen.getByTestId('users-search'), 'bob');
   expect(screen.queryByText('Alice Smith')).toBeNull();
@@ -101,7 +90,7 @@ it("deactivating: PUT {is_active:false}, 'User deactivated successfully', the ro
   const { calls } = server({
     'PUT /api/admin/users/2/status': (body) => jsonResponse(200, { ...rows[1], status: (body as { is_active: boolean }).is_active }),
   });
-  renderScreen(<UsersScreen />);
+  renderElement(<UsersScreen />);
   await screen.findByText('Alice Smith');
   fireEvent.press(screen.getByTestId('user-toggle-2'));
   expect(await screen.findByText('User deactivated successfully')).toBeTruthy();
@@ -114,7 +103,7 @@ it("deactivating: PUT {is_active:false}, 'User deactivated successfully', the ro
 
 it("activating: 'User activated successfully'", async () => {
   const { calls } = server({ 'PUT /api/admin/users/3/status': () => jsonResponse(200, { ...rows[2], status: true }) });
-  renderScreen(<UsersScreen />);
+  renderElement(<UsersScreen />);
   await screen.findByText('Bob Stone');
   fireEvent.press(screen.getByTestId('user-toggle-3'));
   expect(await screen.findByText('User activated successfully')).toBeTruthy();
@@ -127,7 +116,7 @@ it("a refused change shows the server's error, else 'Failed to update user statu
     'PUT /api/admin/users/1/status': () => jsonResponse(422, { error: 'You cannot deactivate yourself', code: 'self_deactivation' }),
     'PUT /api/admin/users/2/status': () => jsonResponse(500),
   });
-  renderScreen(<UsersScreen />);
+  renderElement(<UsersScreen />);
   await screen.findByText('Ada Admin');
   fireEvent.press(screen.getByTestId('user-toggle-1'));
   expect(await screen.findByText('You cannot deactivate yourself')).toBeTruthy();

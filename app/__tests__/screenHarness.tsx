@@ -1,10 +1,13 @@
 import { NavigationContainer, useRoute } from '@react-navigation/native';
 import { createNativeStackNavigator } from '@react-navigation/native-stack';
-import type { ComponentType } from 'react';
+import { act } from '@testing-library/react-native';
+import type { ComponentType, ReactElement } from 'react';
 import { Text } from 'react-native';
 
 import type { Account, MoneyRequest, Transaction, User } from '../services/api/types';
-import { renderWithProviders } from './testUtils';
+import { sessionStore } from '../state/session';
+import { toast } from '../state/toast';
+import { makeQueryClient, renderWithProviders } from './testUtils';
 
 /** Shows where a navigation went: 'ROUTE <name> <params as JSON>'. */
 function Probe() {
@@ -123,3 +126,37 @@ export const requests: MoneyRequest[] = [
     direction: 'incoming',
   },
 ];
+
+/**
+ * Signs `user` in before each test of the file; after each, restores the
+ * real fetch, dismisses toasts and signs out, so no test sees another's state.
+ */
+export function signedInAs(user: User, token = 'tok') {
+  const realFetch = global.fetch;
+  beforeEach(async () => {
+    await sessionStore.signIn(token, user);
+  });
+  afterEach(async () => {
+    global.fetch = realFetch;
+    act(() => toast.dismiss());
+    await act(() => sessionStore.signOut());
+  });
+}
+
+/** A promise that never settles: the request stays in flight. */
+export const pending = () => new Promise<Response>(() => undefined);
+
+/** A query client whose mutations leave no garbage-collection timer behind (Jest exits promptly). */
+export function testQueryClient() {
+  const client = makeQueryClient();
+  client.setDefaultOptions({
+    ...client.getDefaultOptions(),
+    mutations: { ...client.getDefaultOptions().mutations, gcTime: Infinity },
+  });
+  return client;
+}
+
+/** Renders an element (no navigator) with the app's providers and testQueryClient(). */
+export function renderElement(ui: ReactElement, options: { notifications?: boolean } = {}) {
+  return renderWithProviders(ui, { queryClient: testQueryClient(), ...options });
+}

@@ -43,17 +43,23 @@ export function jsonResponse(status: number, body?: unknown): Response {
   return { ok: status >= 200 && status < 300, status, text: async () => text } as unknown as Response;
 }
 
-/** A fetch stand-in answering by "METHOD /path" (query string ignored). */
-export function mockFetch(routes: Record<string, (body: unknown) => Response>) {
-  const calls: Array<{ method: string; path: string; body: unknown; headers: Record<string, string> }> = [];
+type Handler = (body: unknown, url: string) => Response | Promise<Response>;
+
+/**
+ * A fetch stand-in answering by "METHOD /path" (query string ignored); a
+ * handler may return a promise (a never-settling one keeps a screen loading).
+ * Records every call.
+ */
+export function mockFetch(routes: Record<string, Handler>) {
+  const calls: Array<{ method: string; path: string; url: string; body: unknown; headers: Record<string, string> }> = [];
   const fn = jest.fn(async (url: string, init: RequestInit = {}) => {
     const method = (init.method ?? 'GET').toUpperCase();
     const path = url.replace(/^https?:\/\/[^/]+/, '').split('?')[0];
     const body = typeof init.body === 'string' ? JSON.parse(init.body) : undefined;
-    calls.push({ method, path, body, headers: (init.headers ?? {}) as Record<string, string> });
+    calls.push({ method, path, url, body, headers: (init.headers ?? {}) as Record<string, string> });
     const handler = routes[`${method} ${path}`];
     if (!handler) return jsonResponse(404, { error: `no mock for ${method} ${path}` });
-    return handler(body);
+    return handler(body, url);
   });
   global.fetch = fn as unknown as typeof fetch;
   return { fn, calls };
