@@ -30,6 +30,7 @@ type benchOptions struct {
 	overdraftPct    int
 	fromExisting    bool
 	checkOnly       bool
+	hotAccount      bool
 }
 
 // benchResult is what `meridian bench --output json` prints.
@@ -78,6 +79,7 @@ func (a *app) benchCmd() *cobra.Command {
 	f.Int64Var(&o.seed, "seed", 1, "random seed of the seeded data and of the load")
 	f.IntVar(&o.overdraftPct, "overdraft-percent", 5, "percent of transfers that ask for more than any balance (422 expected)")
 	f.BoolVar(&o.fromExisting, "from-existing", false, "do not seed: pick --users of the bulk customers already in the database")
+	f.BoolVar(&o.hotAccount, "hot-account", false, "every transfer pays one merchant account (the first customer's), to measure contention on one recipient")
 	f.BoolVar(&o.checkOnly, "check-only", false, "only check the invariant (no negative balance, every balance equals its ledger)")
 	return cmd
 }
@@ -167,7 +169,7 @@ func (a *app) bench(ctx context.Context, o benchOptions) error {
 	}
 	d, err := loadtest.New(loadtest.Options{
 		BaseURL: o.url, Customers: load, Concurrency: o.concurrency, Duration: o.duration, Count: o.count,
-		Seed: uint64(o.seed), OverdraftPercent: overdraft,
+		Seed: uint64(o.seed), OverdraftPercent: overdraft, HotAccount: o.hotAccount,
 	})
 	if err != nil {
 		return err

@@ -2,12 +2,15 @@
 # Meridian load benchmark: the API against the same SQL in pgbench.
 #
 # Starts `meridian serve` on a fresh embedded PostgreSQL in a temp dir, runs
-# `meridian bench` (transfers from BENCH_CLIENTS clients for BENCH_DURATION,
-# then history/dashboard reads, then WebSocket push timing, then the
-# invariant check), then runs scripts/pgbench/transfer.sql with pgbench at
-# the same concurrency and duration on the same database, checks the
-# invariant again, and prints both rates and their ratio. Stops everything
-# on exit.
+# `meridian bench` (transfers between random pairs from BENCH_CLIENTS clients
+# for BENCH_DURATION, then history/dashboard reads, then WebSocket push
+# timing, then the invariant check), a second run where every transfer pays
+# one merchant account (the hot account), then, on the same cluster and at
+# the same concurrency and duration, pgbench with scripts/pgbench/transfer.sql
+# (the same SQL as one transfer) and pgbench's built-in TPC-B (scale 10, in a
+# database of its own). It checks the invariant again and prints the rates,
+# the ratios API / TPC-B and API / transfer.sql, and PostgreSQL's CPU time per
+# transaction in each run. Stops everything on exit.
 #
 # Environment (defaults):
 #   MERIDIAN_BIN=bin/meridian  BENCH_DURATION=20s  BENCH_CLIENTS=32
@@ -122,17 +125,54 @@ if [[ $BIG == 1 ]]; then
 	echo "bulk seed took $SEED_SECS s"
 fi
 psql_q() { "$PGBIN/psql" -h "$DIR/run" -U meridian -d meridian -XAt -F' ' -c "$1"; }
+
+# PostgreSQL's CPU time so far, in clock ticks: the postmaster's own and its
+# finished children's (cutime, cstime), plus every live backend's.
+CLK_TCK=$(getconf CLK_TCK)
+pg_ticks() {
+	local pm total=0 f
+	pm=$(head -n 1 "$DIR/postgres/postmaster.pid")
+	read -r -a f < <(sed 's/^.*) //' "/proc/$pm/stat")
+	total=$(( f[11] + f[12] + f[13] + f[14] ))
+	for c in $(ps -o pid= --ppid "$pm"); do
+		if read -r -a f < <(sed 's/^.*) //' "/proc/$c/stat" 2>/dev/null); then
+			total=$(( total + f[11] + f[12] ))
+		fi
+	done
+	echo "$total"
+}
+# Milliseconds of PostgreSQL CPU per transaction between two pg_ticks readings.
+cpu_per() { awk -v a="$1" -v b="$2" -v n="$3" -v hz="$CLK_TCK" 'BEGIN { if (n > 0) printf "%.2f ms", (b - a) * 1000 / hz / n; else print "n/a" }'; }
 MAX_USER=$(psql_q "SELECT COALESCE(max(id), 0) FROM users")
 
-echo "== API: meridian bench"
-BENCH_OUT=$DIR/bench.txt
+echo "== API: seed $USERS customers and warm up"
 bench_rc=0
 "$BIN" bench --url "$URL" --data-dir "$DIR" --log-level warn \
-	--users "$USERS" --concurrency "$CLIENTS" --duration "$DURATION" \
-	--reads --read-duration "$READ_DURATION" --notify --notify-samples "$NOTIFY_SAMPLES" \
-	| tee "$BENCH_OUT" || bench_rc=$?
+	--users "$USERS" --concurrency "$CLIENTS" --count 500 >"$DIR/warmup.txt" || { cat "$DIR/warmup.txt"; bench_rc=1; }
+
+echo "== API: meridian bench (random pairs)"
+BENCH_OUT=$DIR/bench.txt
+t_api0=$(pg_ticks)
+"$BIN" bench --url "$URL" --data-dir "$DIR" --log-level warn --from-existing \
+	--users "$USERS" --concurrency "$CLIENTS" --duration "$DURATION" | tee "$BENCH_OUT" || bench_rc=$?
+t_api1=$(pg_ticks)
 grep -c 'ERROR:  deadlock detected' "$DIR/postgres.log" >"$DIR/deadlocks_api" 2>/dev/null || true
 metric() { awk -F'  +' -v k="$1" '$1 == k { print $2; exit }' "$BENCH_OUT"; }
+
+echo "== API: meridian bench --hot-account (every transfer pays one merchant)"
+HOT_OUT=$DIR/hot.txt
+t_hot0=$(pg_ticks)
+"$BIN" bench --url "$URL" --data-dir "$DIR" --log-level warn --from-existing --hot-account \
+	--users "$USERS" --concurrency "$CLIENTS" --duration "$DURATION" | tee "$HOT_OUT" || bench_rc=$?
+t_hot1=$(pg_ticks)
+
+echo "== API: reads and WebSocket push timing"
+READS_OUT=$DIR/reads.txt
+"$BIN" bench --url "$URL" --data-dir "$DIR" --log-level warn --from-existing \
+	--users "$USERS" --concurrency "$CLIENTS" --duration 0 \
+	--reads --read-duration "$READ_DURATION" --notify --notify-samples "$NOTIFY_SAMPLES" | tee "$READS_OUT" || bench_rc=$?
+rmetric() { awk -F'  +' -v k="$1" '$1 == k { print $2; exit }' "$READS_OUT"; }
+hot() { awk -F'  +' -v k="$1" '$1 == k { print $2; exit }' "$HOT_OUT"; }
 
 echo "== pgbench: scripts/pgbench/transfer.sql"
 # The same customers' accounts as the API bench (those it seeded), so both
@@ -140,10 +180,25 @@ echo "== pgbench: scripts/pgbench/transfer.sql"
 read -r LO HI < <(psql_q "SELECT min(id), max(id) FROM accounts WHERE user_id > $MAX_USER AND account_number LIKE 'BK%'")
 [[ -n $LO && -n $HI ]] || die "no accounts seeded by meridian bench in the database"
 PGB_OUT=$DIR/pgbench.txt
+t_pgb0=$(pg_ticks)
 "$PGBIN/pgbench" -n -c "$CLIENTS" -j 2 -T "$SECS" -f scripts/pgbench/transfer.sql \
 	-D lo="$LO" -D hi="$HI" -h "$DIR/run" -U meridian meridian 2>&1 | tee "$PGB_OUT"
+t_pgb1=$(pg_ticks)
 PGB_TPS=$(awk '/^tps = / { printf "%.1f", $3; exit }' "$PGB_OUT")
 PGB_LAT=$(awk '/^latency average = / { print $4; exit }' "$PGB_OUT")
+PGB_N=$(awk '/^number of transactions actually processed: / { split($6, a, "/"); print a[1]; exit }' "$PGB_OUT")
+
+echo "== pgbench: built-in TPC-B, scale 10, database tpcb on the same cluster"
+psql_q "DROP DATABASE IF EXISTS tpcb" >/dev/null
+psql_q "CREATE DATABASE tpcb" >/dev/null
+"$PGBIN/pgbench" -i -q -s 10 -h "$DIR/run" -U meridian tpcb >"$DIR/tpcb-init.txt" 2>&1 || { cat "$DIR/tpcb-init.txt" >&2; die "pgbench -i failed"; }
+TPCB_OUT=$DIR/tpcb.txt
+t_tpcb0=$(pg_ticks)
+"$PGBIN/pgbench" -n -c "$CLIENTS" -j 2 -T "$SECS" -h "$DIR/run" -U meridian tpcb 2>&1 | tee "$TPCB_OUT"
+t_tpcb1=$(pg_ticks)
+TPCB_TPS=$(awk '/^tps = / { printf "%.1f", $3; exit }' "$TPCB_OUT")
+TPCB_LAT=$(awk '/^latency average = / { print $4; exit }' "$TPCB_OUT")
+TPCB_N=$(awk '/^number of transactions actually processed: / { split($6, a, "/"); print a[1]; exit }' "$TPCB_OUT")
 
 echo "== invariant after pgbench"
 check_rc=0
@@ -160,20 +215,31 @@ API_OK=$(metric "transfers/s (201)")
 # Deadlocks PostgreSQL detected (each costs deadlock_timeout, 1 s, before a retry).
 DEADLOCKS_API=$(cat "$DIR/deadlocks_api" 2>/dev/null || echo "?")
 DEADLOCKS_ALL=$(grep -c 'ERROR:  deadlock detected' "$DIR/postgres.log" 2>/dev/null || true)
-RATIO=$(awk -v a="${API_RPS:-0}" -v b="${PGB_TPS:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')
+ratio() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+RATIO=$(ratio "$API_RPS" "$PGB_TPS")
+RATIO_TPCB=$(ratio "$API_RPS" "$TPCB_TPS")
+HOT_RPS=$(hot "transfer requests/s")
+HOT_N=$(hot "transfer requests" | awk '{ print $1 }')
+HOT_RATIO=$(ratio "$HOT_RPS" "$API_RPS")
+API_N=$(metric "transfer requests" | awk '{ print $1 }')
+
 echo
 echo "== Summary ($CLIENTS clients, $DURATION each, 2 cores shared by load, server and database)"
 printf '%-38s %s\n' \
 	"API transfer requests/s" "${API_RPS:-?}  (201/s: ${API_OK:-?}; answers $(metric answers))" \
-	"pgbench transactions/s" "${PGB_TPS:-?}  (latency average ${PGB_LAT:-?} ms)" \
-	"ratio API / pgbench" "$RATIO" \
+	"pgbench transfer.sql transactions/s" "${PGB_TPS:-?}  (latency average ${PGB_LAT:-?} ms)" \
+	"pgbench TPC-B (scale 10) transactions/s" "${TPCB_TPS:-?}  (latency average ${TPCB_LAT:-?} ms)" \
+	"ratio API / TPC-B" "$RATIO_TPCB" \
+	"ratio API / transfer.sql" "$RATIO" \
 	"API transfer p50 / p95 / p99 / max" "$(metric 'transfer p50') / $(metric 'transfer p95') / $(metric 'transfer p99') / $(metric 'transfer max')" \
+	"hot account requests/s" "${HOT_RPS:-?}  (x$HOT_RATIO of the random-pairs run; p99 $(hot 'transfer p99'); answers $(hot answers))" \
+	"PostgreSQL CPU per transaction" "API $(cpu_per "$t_api0" "$t_api1" "${API_N:-0}"), hot account $(cpu_per "$t_hot0" "$t_hot1" "${HOT_N:-0}"), transfer.sql $(cpu_per "$t_pgb0" "$t_pgb1" "${PGB_N:-0}"), TPC-B $(cpu_per "$t_tpcb0" "$t_tpcb1" "${TPCB_N:-0}")" \
 	"API errors" "$(metric errors)" \
 	"deadlocks detected: API run / total" "${DEADLOCKS_API:-0} / ${DEADLOCKS_ALL:-0}" \
-	"history p99 (limit=50)" "$(metric 'history p99')" \
-	"dashboard summary p99" "$(metric 'dashboard p99')" \
+	"history p99 (limit=50)" "$(rmetric 'history p99')" \
+	"dashboard summary p99" "$(rmetric 'dashboard p99')" \
 	"ledger rows (after API run)" "$(metric 'ledger rows')" \
-	"push p99 since request / after 201" "$(metric 'push since request p99') / $(metric 'push after 201 p99')  ($(metric pushes))" \
+	"push p99 since request / after 201" "$(rmetric 'push since request p99') / $(rmetric 'push after 201 p99')  ($(rmetric pushes))" \
 	"invariant after API / after pgbench" "$(metric invariant) / $(awk -F'  +' '$1 == "invariant" { print $2 }' "$DIR/check.txt")"
 if [[ $BIG == 1 ]]; then
 	big() { awk -F'  +' -v k="$1" '$1 == k { print $2; exit }' "$DIR/bigreads.txt"; }

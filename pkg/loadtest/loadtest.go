@@ -63,6 +63,10 @@ type Options struct {
 	// balance (1,000,000.00 and up) and should answer 422. Default 5;
 	// negative means none.
 	OverdraftPercent int
+	// HotAccount makes every transfer pay one merchant account (the first
+	// account of the first customer, who then never sends), to measure
+	// contention on a single recipient.
+	HotAccount bool
 	// ErrorBackoff is how long a worker waits after a network error or a
 	// 5xx before its next request, so an outage is not a busy loop.
 	// Default 20ms.

@@ -372,3 +372,42 @@ func TestProbeNotifications(t *testing.T) {
 		t.Fatalf("probe latencies: since request %+v, after 201 %+v", rep.SinceRequest, rep.AfterResponse)
 	}
 }
+
+func TestHotAccountPaysOneMerchant(t *testing.T) {
+	cs := fakeCustomers(5)
+	bank := newFakeBank(cs)
+	srv := httptest.NewServer(bank.handler())
+	defer srv.Close()
+
+	d, err := New(Options{BaseURL: srv.URL, Customers: cs, Concurrency: 4, Count: 200, Seed: 3, OverdraftPercent: -1, HotAccount: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	if err := d.Login(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := d.RunTransfers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Transfers == 0 {
+		t.Fatalf("no transfer succeeded: %+v", rep.Status)
+	}
+	merchant := cs[0].Accounts[0]
+	for _, c := range d.Committed() {
+		if c.To != merchant || c.From == merchant {
+			t.Fatalf("hot-account run paid %s from %s; every transfer must pay %s from another account", c.To, c.From, merchant)
+		}
+	}
+
+	one, _ := New(Options{BaseURL: srv.URL, Customers: cs[:1], Count: 1, HotAccount: true})
+	defer one.Close()
+	if err := one.Login(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := one.RunTransfers(ctx); err == nil {
+		t.Fatal("a hot-account run with only the merchant should be refused")
+	}
+}

@@ -62,6 +62,9 @@ func (d *Driver) RunTransfers(ctx context.Context) (*Report, error) {
 	if len(d.accounts) < 2 {
 		return nil, errors.New("loadtest: at least two accounts are needed for transfers")
 	}
+	if d.opts.HotAccount && (len(d.sessions) < 2 || len(d.sessions[0].Accounts) == 0 || d.sessions[0].Accounts[0] != d.accounts[0]) {
+		return nil, errors.New("loadtest: a hot-account run needs at least two customers, the first holding the merchant account")
+	}
 	if d.opts.Duration <= 0 && d.opts.Count <= 0 {
 		return nil, errors.New("loadtest: set a duration or a count")
 	}
@@ -92,16 +95,22 @@ func (d *Driver) RunTransfers(ctx context.Context) (*Report, error) {
 					return
 				}
 				si := rng.IntN(len(d.sessions))
+				if d.opts.HotAccount {
+					si = 1 + rng.IntN(len(d.sessions)-1) // the merchant (session 0) never sends
+				}
 				s := d.sessions[si]
 				if len(s.Accounts) == 0 {
 					continue
 				}
 				b := transferBody{AccountID: s.Accounts[rng.IntN(len(s.Accounts))], Description: "load test"}
-				for {
+				for !d.opts.HotAccount {
 					b.ToAccountID = d.accounts[rng.IntN(len(d.accounts))]
 					if b.ToAccountID != b.AccountID {
 						break
 					}
+				}
+				if d.opts.HotAccount {
+					b.ToAccountID = d.accounts[0]
 				}
 				if rng.IntN(100) < d.opts.OverdraftPercent {
 					b.Amount = overdraftBase + money.Amount(rng.IntN(100_00))
