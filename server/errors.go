@@ -33,6 +33,7 @@ var statusOf = map[errs.Kind]int{
 	errs.TooLarge:      fiber.StatusRequestEntityTooLarge,
 	errs.Unprocessable: fiber.StatusUnprocessableEntity,
 	errs.RateLimited:   fiber.StatusTooManyRequests,
+	errs.Unavailable:   fiber.StatusServiceUnavailable,
 }
 
 // fiberErrors gives Fiber's own errors (unknown route, body too large, ...) the same shape.
@@ -71,6 +72,13 @@ func (s *Server) handleError(c fiber.Ctx, err error) error {
 		c.Set(fiber.HeaderRetryAfter, "2")
 		c.Set(fiber.HeaderCacheControl, "no-store")
 		return c.Status(fiber.StatusServiceUnavailable).JSON(errorBody{Error: "The bank is briefly unavailable; please try again in a moment", Code: "database_unavailable"})
+	}
+	if e.Kind == errs.Unavailable && status == fiber.StatusServiceUnavailable {
+		// A deliberate refusal (e.g. every password-check slot taken): the
+		// sentence is for the client, who tries again shortly.
+		c.Set(fiber.HeaderRetryAfter, "1")
+		c.Set(fiber.HeaderCacheControl, "no-store")
+		return c.Status(status).JSON(errorBody{Error: e.Message, Code: e.Code})
 	}
 	if status >= 500 {
 		s.log.Error("request failed", "request_id", c.Locals(localRequestID), "method", c.Method(), "path", c.Path(), "err", err)

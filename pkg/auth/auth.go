@@ -4,13 +4,16 @@
 package auth
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -71,6 +74,91 @@ func (t *Tokens) Parse(s string, now time.Time) (Claims, error) {
 		return Claims{}, ErrInvalidToken
 	}
 	return Claims{UserID: id, ID: rc.ID, ExpiresAt: rc.ExpiresAt.Time}, nil
+}
+
+// ErrBusy means every password-check slot stayed taken for the whole wait.
+var ErrBusy = errors.New("too many password checks at once")
+
+// Passwords runs bcrypt, at most n checks or hashes at once in this process,
+// so a flood of sign-ins cannot take every core: a caller waits up to the
+// configured time for a slot, then gets ErrBusy. Every bcrypt of the service
+// goes through it (sign-in, registration, password reset).
+type Passwords struct {
+	slots chan struct{}
+	wait  time.Duration
+	runs  atomic.Int64
+}
+
+// NewPasswords returns a gate of n slots (n < 1: the number of cores) whose
+// callers wait up to wait (wait <= 0: 2 s) for a slot.
+func NewPasswords(n int, wait time.Duration) *Passwords {
+	if n < 1 {
+		n = runtime.NumCPU()
+	}
+	if wait <= 0 {
+		wait = 2 * time.Second
+	}
+	return &Passwords{slots: make(chan struct{}, n), wait: wait}
+}
+
+// Hold takes a slot, waiting up to the gate's wait, and returns the function
+// that gives it back. It returns ErrBusy when none freed in time, or the
+// context's error.
+func (p *Passwords) Hold(ctx context.Context) (release func(), err error) {
+	release = func() { <-p.slots }
+	select {
+	case p.slots <- struct{}{}:
+		return release, nil
+	default:
+	}
+	t := time.NewTimer(p.wait)
+	defer t.Stop()
+	select {
+	case p.slots <- struct{}{}:
+		return release, nil
+	case <-t.C:
+		return nil, ErrBusy
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Runs reports how many bcrypt operations the gate has run.
+func (p *Passwords) Runs() int64 { return p.runs.Load() }
+
+// Hash hashes a password (HashPassword) in a slot.
+func (p *Passwords) Hash(ctx context.Context, password string) (string, error) {
+	release, err := p.Hold(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer release()
+	p.runs.Add(1)
+	return HashPassword(password)
+}
+
+// Check reports, in a slot, whether password matches hash (CheckPassword).
+func (p *Passwords) Check(ctx context.Context, hash, password string) (bool, error) {
+	release, err := p.Hold(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer release()
+	p.runs.Add(1)
+	return CheckPassword(hash, password), nil
+}
+
+// CheckNothing spends, in a slot, the time of one password check: for an
+// unknown email, so that it answers in the time a known one does.
+func (p *Passwords) CheckNothing(ctx context.Context, password string) error {
+	release, err := p.Hold(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	p.runs.Add(1)
+	CheckNothing(password)
+	return nil
 }
 
 // HashPassword hashes a password with bcrypt.

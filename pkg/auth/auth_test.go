@@ -1,9 +1,13 @@
 package auth
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,5 +73,69 @@ func TestSecretFile(t *testing.T) {
 	b, _ := LoadOrCreateSecret(dir)
 	if string(a) != string(b) {
 		t.Fatal("secret changed between loads")
+	}
+}
+
+// The gate lets at most n bcrypts run at once; the others queue.
+func TestPasswordsCapConcurrency(t *testing.T) {
+	p := NewPasswords(2, time.Minute)
+	var running, peak atomic.Int32
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			release, err := p.Hold(context.Background())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			n := running.Add(1)
+			for {
+				m := peak.Load()
+				if n <= m || peak.CompareAndSwap(m, n) {
+					break
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+			running.Add(-1)
+			release()
+		}()
+	}
+	wg.Wait()
+	if peak.Load() != 2 {
+		t.Fatalf("peak %d checks at once; want 2", peak.Load())
+	}
+	h, err := p.Hash(context.Background(), "correct horse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := p.Check(context.Background(), h, "correct horse"); !ok || err != nil || p.Runs() != 2 {
+		t.Fatalf("check %v %v, runs %d", ok, err, p.Runs())
+	}
+}
+
+// Past the wait, ErrBusy; a cancelled request stops waiting at once.
+func TestPasswordsBusy(t *testing.T) {
+	p := NewPasswords(1, 100*time.Millisecond)
+	release, err := p.Hold(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := p.Check(context.Background(), "x", "y"); !errors.Is(err, ErrBusy) || time.Since(start) < 100*time.Millisecond {
+		t.Fatalf("got %v after %s; want ErrBusy after the wait", err, time.Since(start))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.CheckNothing(ctx, "y"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+	if p.Runs() != 0 {
+		t.Fatal("a refused check counted as run")
+	}
+	release()
+	if _, err := p.Hash(context.Background(), "correct horse"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -22,6 +22,7 @@ const (
 	TooLarge                  // 413
 	Unprocessable             // 422: a business rule refused it
 	RateLimited               // 429
+	Unavailable               // 503: busy for now; the answer carries Retry-After
 )
 
 // Error is a domain error.
