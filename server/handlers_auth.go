@@ -19,14 +19,12 @@ func (s *Server) register(c fiber.Ctx) error {
 }
 
 func (s *Server) login(c fiber.Ctx) error {
-	var in struct {
-		Email    string `json:"email"`
-		Password string `json:"password"`
-	}
+	var in bank.LoginInput
 	if err := decode(c, &in); err != nil {
 		return err
 	}
-	res, err := s.svc.Login(c.Context(), in.Email, in.Password)
+	in.IP = s.clientIP(c)
+	res, err := s.svc.Login(c.Context(), in)
 	if err != nil {
 		return err
 	}

@@ -412,6 +412,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		{"Error", errorBody{}, true},
 		{"User", bank.User{}, true},
 		{"RegisterInput", bank.RegisterInput{}, false},
+		{"LoginInput", bank.LoginInput{}, false},
 		{"LoginResult", bank.LoginResult{}, true},
 		{"AdminUserRow", bank.AdminUserRow{}, true},
 		{"AuditRow", bank.AuditRow{}, true},

@@ -56,7 +56,7 @@ func newAdmin(t testing.TB, s *Service) Actor {
 // signIn logs in with the test password and returns the authenticated actor.
 func signIn(t testing.TB, s *Service, email string) Actor {
 	t.Helper()
-	res, err := s.Login(ctx, email, testPassword)
+	res, err := s.Login(ctx, LoginInput{Email: email, Password: testPassword})
 	if err != nil {
 		t.Fatalf("login %s: %v", email, err)
 	}

@@ -20,7 +20,8 @@ const expiryBatch = 200
 // one transaction per batch. Rows are taken FOR UPDATE SKIP LOCKED, so any
 // number of serve instances can run it at once, and a request being
 // answered right now is left to its answer. It also forgets Idempotency-Keys
-// older than 24 hours. It returns how many requests expired.
+// older than 24 hours and sign-in attempts older than the throttle's window.
+// It returns how many requests expired.
 func (s *Service) ExpireMoneyRequests(ctx context.Context) (int, error) {
 	total := 0
 	for {
@@ -34,6 +35,9 @@ func (s *Service) ExpireMoneyRequests(ctx context.Context) (int, error) {
 		}
 	}
 	if _, err := s.purgeIdempotencyKeys(ctx); err != nil {
+		return total, err
+	}
+	if err := s.purgeSignInAttempts(ctx); err != nil {
 		return total, err
 	}
 	return total, nil

@@ -20,7 +20,7 @@ func TestSeedDemo(t *testing.T) {
 		t.Fatalf("SeedDemo: %v %v", created, err)
 	}
 	for _, d := range DemoSignIns {
-		res, err := s.Login(ctx, d.Email, d.Password)
+		res, err := s.Login(ctx, LoginInput{Email: d.Email, Password: d.Password})
 		if err != nil || res.User.Role != d.Role {
 			t.Fatalf("sign in as %s: %+v %v", d.Email, res.User, err)
 		}
@@ -102,7 +102,7 @@ func TestSeedDemoSkipsAUsedDatabase(t *testing.T) {
 
 func signInAs(t testing.TB, s *Service, email, password string) Actor {
 	t.Helper()
-	res, err := s.Login(ctx, email, password)
+	res, err := s.Login(ctx, LoginInput{Email: email, Password: password})
 	if err != nil {
 		t.Fatalf("login %s: %v", email, err)
 	}

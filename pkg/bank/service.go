@@ -30,15 +30,21 @@ type Settings struct {
 	RequestsTTL     time.Duration
 	MaxAmount       money.Amount
 	LookupPerMinute int
+	// MaxPasswordChecks is how many bcrypt checks or hashes may run at once
+	// in this process (< 1: the number of cores); PasswordCheckWait is how
+	// long a further one waits for a slot before a 503 busy (<= 0: 2 s).
+	MaxPasswordChecks int
+	PasswordCheckWait time.Duration
 }
 
 // Service is the bank. It is safe for concurrent use.
 type Service struct {
-	db       *sqlx.DB
-	tokens   *auth.Tokens
-	settings Settings
-	now      func() time.Time
-	lookups  *RateLimiter
+	db        *sqlx.DB
+	tokens    *auth.Tokens
+	settings  Settings
+	now       func() time.Time
+	lookups   *RateLimiter
+	passwords *auth.Passwords
 }
 
 // New returns a Service over db.
@@ -53,8 +59,13 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 		s.LookupPerMinute = 30
 	}
 	return &Service{db: db, tokens: tokens, settings: s, now: time.Now,
-		lookups: NewRateLimiter(s.LookupPerMinute, time.Minute)}
+		lookups:   NewRateLimiter(s.LookupPerMinute, time.Minute),
+		passwords: auth.NewPasswords(s.MaxPasswordChecks, s.PasswordCheckWait)}
 }
+
+// Passwords exposes the gate every bcrypt of the service runs through
+// (tests hold its slots; its Runs counts the checks).
+func (s *Service) Passwords() *auth.Passwords { return s.passwords }
 
 // DB exposes the pool (for health checks and the WebSocket listener).
 func (s *Service) DB() *sqlx.DB { return s.db }

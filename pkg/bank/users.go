@@ -9,7 +9,6 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"meridian/pkg/auth"
 	"meridian/pkg/errs"
 )
 
@@ -37,12 +36,6 @@ type RegisterInput struct {
 }
 
 var phonePattern = regexp.MustCompile(`^\+?[0-9 ()\-]{6,20}$`)
-
-// Login rate limit: failed tries for one email within the window.
-const (
-	maxLoginFailures   = 10
-	loginFailureWindow = 15 * time.Minute
-)
 
 func validateRegistration(in *RegisterInput) error {
 	var err error
@@ -77,6 +70,8 @@ func validatePassword(field, p string) error {
 }
 
 // Register creates a customer (or, from the CLI, a user of any role).
+// Returns invalid_input, email_taken, forbidden (a role from a non-admin),
+// or busy (503) when no password-check slot frees in time.
 func (s *Service) Register(ctx context.Context, actor Actor, in RegisterInput) (User, error) {
 	if err := validateRegistration(&in); err != nil {
 		return User{}, err
@@ -91,9 +86,9 @@ func (s *Service) Register(ctx context.Context, actor Actor, in RegisterInput) (
 		}
 		role = in.Role
 	}
-	hash, err := auth.HashPassword(in.Password)
+	hash, err := s.hashPassword(ctx, in.Password)
 	if err != nil {
-		return User{}, errs.Wrap(err, "hash")
+		return User{}, err
 	}
 	var u User
 	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
@@ -131,62 +126,85 @@ type LoginResult struct {
 var errBadCredentials = errs.E(errs.Unauthorized, "invalid_credentials", "Invalid credentials")
 
 // Login checks an email and password and issues a token. A wrong email and
-// a wrong password get the same answer, in the same time.
-func (s *Service) Login(ctx context.Context, email, password string) (LoginResult, error) {
-	email = strings.TrimSpace(email)
+// a wrong password get the same answer, in the same time. Before the
+// password is hashed the attempt is claimed under the email and the client
+// address (see signin.go): past 10 checks for the email, or 50 failures from
+// the address, within 15 minutes, it answers too_many_attempts (429) without
+// a bcrypt. A right password gives its claims back.
+//
+// Returns invalid_input, invalid_credentials, user_deactivated (403),
+// too_many_attempts (429), or busy (503) when no password-check slot frees
+// in time (the claims are then given back).
+func (s *Service) Login(ctx context.Context, in LoginInput) (LoginResult, error) {
+	email, password := strings.TrimSpace(in.Email), in.Password
 	if email == "" || password == "" {
 		return LoginResult{}, errs.E(errs.Invalid, "invalid_input", "email and password are required")
 	}
-	if len(email) > 254 || len(password) > 1024 {
+	if len(password) > 1024 {
 		return LoginResult{}, errBadCredentials
 	}
 	now := s.now()
-	var failures int
-	if err := s.db.GetContext(ctx, &failures, `SELECT count(*) FROM login_failures WHERE lower(email) = lower($1) AND failed_at > $2`,
-		email, now.Add(-loginFailureWindow)); err != nil {
-		return LoginResult{}, errs.Wrap(err, "count failures")
+	// A malformed email cannot be anyone's: it costs no bcrypt and no email
+	// claim, but still counts as a failure of the address.
+	wellFormed := wellFormedEmail(email)
+	var keys []throttleKey
+	if k, ok := addressKey(in.IP); ok {
+		keys = append(keys, k)
 	}
-	if failures >= maxLoginFailures {
-		return LoginResult{}, errs.E(errs.RateLimited, "too_many_attempts", "Too many failed sign-in attempts; try again in 15 minutes")
+	if wellFormed {
+		keys = append(keys, emailKey(email))
+	}
+	claims, err := s.claimAttempts(ctx, now, keys...)
+	if err != nil {
+		return LoginResult{}, err
 	}
 	var row struct {
 		User
 		Hash string `db:"password_hash"`
 	}
-	err := s.db.GetContext(ctx, &row, `SELECT `+userColumns+`, c.password_hash `+userFrom+` JOIN credentials c ON c.user_id = u.id WHERE lower(u.email) = lower($1)`, email)
-	if err != nil && !notFound(err) {
-		return LoginResult{}, errs.Wrap(err, "find user")
+	right := false
+	if wellFormed {
+		err := s.db.GetContext(ctx, &row, `SELECT `+userColumns+`, c.password_hash `+userFrom+` JOIN credentials c ON c.user_id = u.id WHERE lower(u.email) = lower($1)`, email)
+		if err != nil && !notFound(err) {
+			return LoginResult{}, errs.Wrap(err, "find user")
+		}
+		// An unknown email (no hash) is checked against a dummy hash: same time.
+		if right, err = s.checkPassword(ctx, claims, row.Hash, password); err != nil {
+			return LoginResult{}, err
+		}
 	}
-	found := err == nil
-	if !found {
-		auth.CheckNothing(password)
-	}
-	if !found || !auth.CheckPassword(row.Hash, password) {
-		ferr := s.inTx(ctx, func(tx *sqlx.Tx) error {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO login_failures (email, failed_at) VALUES ($1, $2)`, email, now); err != nil {
-				return errs.Wrap(err, "record failure")
-			}
-			a := Actor{}
-			if found {
-				a = Actor{UserID: row.ID, Role: row.Role}
-			}
-			return audit(ctx, tx, a, AuditEntry{Action: "LOGIN_FAILED", Table: "users", Description: "Failed sign-in for " + email})
-		})
-		if ferr != nil {
-			return LoginResult{}, ferr
+	if !right {
+		// The claims stay: they are the record of this failure.
+		a, desc := Actor{}, "Failed sign-in for a malformed email"
+		if wellFormed {
+			desc = "Failed sign-in for " + email
+		}
+		if row.ID != 0 {
+			a = Actor{UserID: row.ID, Role: row.Role}
+		}
+		if err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+			return audit(ctx, tx, a, AuditEntry{Action: "LOGIN_FAILED", Table: "users", Description: desc})
+		}); err != nil {
+			return LoginResult{}, err
 		}
 		return LoginResult{}, errBadCredentials
 	}
 	if !row.IsActive {
+		if err := releaseAttempts(ctx, s.db, claims); err != nil {
+			return LoginResult{}, err
+		}
 		return LoginResult{}, errs.E(errs.Forbidden, "user_deactivated", "This user is deactivated")
 	}
-	token, claims, err := s.tokens.Issue(row.ID, now)
+	token, tc, err := s.tokens.Issue(row.ID, now)
 	if err != nil {
 		return LoginResult{}, errs.Wrap(err, "issue token")
 	}
 	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := releaseAttempts(ctx, tx, claims); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO auth_tokens (jti, user_id, issued_at, expires_at) VALUES ($1, $2, $3, $4)`,
-			claims.ID, row.ID, now, claims.ExpiresAt); err != nil {
+			tc.ID, row.ID, now, tc.ExpiresAt); err != nil {
 			return errs.Wrap(err, "store token")
 		}
 		return audit(ctx, tx, Actor{UserID: row.ID, Role: row.Role}, AuditEntry{Action: "LOGIN", Table: "users", Description: "Signed in"})
@@ -194,11 +212,13 @@ func (s *Service) Login(ctx context.Context, email, password string) (LoginResul
 	if err != nil {
 		return LoginResult{}, err
 	}
-	return LoginResult{Token: token, ExpiresAt: claims.ExpiresAt, User: row.User}, nil
+	return LoginResult{Token: token, ExpiresAt: tc.ExpiresAt, User: row.User}, nil
 }
 
 // Authenticate checks a bearer token and returns its user as they are now
 // in the database: role and active flag are read on every request.
+//
+// Returns invalid_token (bad, expired or revoked) or user_deactivated (401).
 func (s *Service) Authenticate(ctx context.Context, token string) (Actor, error) {
 	now := s.now()
 	claims, err := s.tokens.Parse(token, now)
@@ -216,14 +236,19 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Actor, error)
 		SELECT u.id, u.full_name, r.name AS role, u.is_active, t.revoked_at
 		FROM auth_tokens t JOIN users u ON u.id = t.user_id JOIN roles r ON r.id = u.role_id
 		WHERE t.jti = $1 AND t.user_id = $2`, claims.ID, claims.UserID)
-	if notFound(err) || (err == nil && row.Revoked != nil) {
+	if notFound(err) {
 		return Actor{}, errs.E(errs.Unauthorized, "invalid_token", "Your session is invalid or has expired; sign in again")
 	}
 	if err != nil {
 		return Actor{}, errs.Wrap(err, "authenticate")
 	}
+	// A deactivated user's tokens are revoked too; while deactivated they
+	// are told why. Once revoked, a token never works again.
 	if !row.Active {
 		return Actor{}, errs.E(errs.Unauthorized, "user_deactivated", "This user is deactivated")
+	}
+	if row.Revoked != nil {
+		return Actor{}, errs.E(errs.Unauthorized, "invalid_token", "Your session is invalid or has expired; sign in again")
 	}
 	return Actor{UserID: row.UserID, Role: row.Role, FullName: row.FullName, TokenID: claims.ID}, nil
 }
@@ -253,7 +278,14 @@ func (s *Service) getUser(ctx context.Context, q sqlx.QueryerContext, id int64) 
 }
 
 // ResetPassword changes the actor's password after checking the old one,
-// and revokes every other token of the actor.
+// and revokes every other token of the actor. The check of the old password
+// is claimed against the same per-email throttle as sign-in, before it is
+// hashed; a wrong one writes a PASSWORD_RESET_FAILED audit row (never the
+// password) in a transaction of its own.
+//
+// Returns invalid_input (a wrong old password among them),
+// too_many_attempts (429), or busy (503) when no password-check slot frees
+// in time.
 func (s *Service) ResetPassword(ctx context.Context, a Actor, oldPassword, newPassword string) error {
 	if oldPassword == "" {
 		return errs.Field("old_password", "old_password is required")
@@ -261,18 +293,40 @@ func (s *Service) ResetPassword(ctx context.Context, a Actor, oldPassword, newPa
 	if err := validatePassword("new_password", newPassword); err != nil {
 		return err
 	}
-	var hash string
-	if err := s.db.GetContext(ctx, &hash, `SELECT password_hash FROM credentials WHERE user_id = $1`, a.UserID); err != nil {
+	var cur struct {
+		Hash  string `db:"password_hash"`
+		Email string `db:"email"`
+	}
+	if err := s.db.GetContext(ctx, &cur, `SELECT c.password_hash, u.email FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.user_id = $1`, a.UserID); err != nil {
 		return errs.Wrap(err, "read credentials")
 	}
-	if !auth.CheckPassword(hash, oldPassword) {
+	claims, err := s.claimAttempts(ctx, s.now(), emailKey(cur.Email))
+	if err != nil {
+		return err
+	}
+	ok, err := s.checkPassword(ctx, claims, cur.Hash, oldPassword)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+			return audit(ctx, tx, a, AuditEntry{Action: "PASSWORD_RESET_FAILED", Table: "credentials", Description: "Password reset refused: wrong old password"})
+		}); err != nil {
+			return err
+		}
 		return errs.Field("old_password", "The old password is incorrect")
 	}
-	newHash, err := auth.HashPassword(newPassword)
+	newHash, err := s.hashPassword(ctx, newPassword)
 	if err != nil {
-		return errs.Wrap(err, "hash")
+		if rerr := releaseAttempts(context.WithoutCancel(ctx), s.db, claims); rerr != nil {
+			return rerr
+		}
+		return err
 	}
 	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := releaseAttempts(ctx, tx, claims); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE credentials SET password_hash = $2, updated_at = now() WHERE user_id = $1`, a.UserID, newHash); err != nil {
 			return errs.Wrap(err, "update password")
 		}

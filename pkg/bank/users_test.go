@@ -64,12 +64,12 @@ func TestLogin(t *testing.T) {
 	a := newCustomer(t, s, "Bob Jones")
 	u, _ := s.Me(ctx, a)
 
-	res, err := s.Login(ctx, strings.ToUpper(u.Email), testPassword)
+	res, err := s.Login(ctx, LoginInput{Email: strings.ToUpper(u.Email), Password: testPassword})
 	if err != nil || res.Token == "" || res.User.ID != u.ID || !res.ExpiresAt.After(time.Now()) {
 		t.Fatalf("login: %+v %v", res, err)
 	}
-	_, errWrongPassword := s.Login(ctx, u.Email, "wrong-password")
-	_, errWrongEmail := s.Login(ctx, "nobody@example.test", testPassword)
+	_, errWrongPassword := s.Login(ctx, LoginInput{Email: u.Email, Password: "wrong-password"})
+	_, errWrongEmail := s.Login(ctx, LoginInput{Email: "nobody@example.test", Password: testPassword})
 	wantKind(t, errWrongPassword, errs.Unauthorized, "invalid_credentials")
 	wantKind(t, errWrongEmail, errs.Unauthorized, "invalid_credentials")
 	if errWrongEmail.Error() != errWrongPassword.Error() || errs.As(errWrongEmail).Message != "Invalid credentials" {
@@ -78,7 +78,7 @@ func TestLogin(t *testing.T) {
 	if n := auditCount(t, s, "LOGIN_FAILED"); n != 2 {
 		t.Fatalf("LOGIN_FAILED rows: %d", n)
 	}
-	_, err = s.Login(ctx, "", "")
+	_, err = s.Login(ctx, LoginInput{Email: "", Password: ""})
 	wantKind(t, err, errs.Invalid, "")
 }
 
@@ -88,11 +88,11 @@ func TestLoginRateLimit(t *testing.T) {
 	a := newCustomer(t, s, "Carol King")
 	u, _ := s.Me(ctx, a)
 	for i := 0; i < 10; i++ {
-		_, err := s.Login(ctx, u.Email, "wrong-password")
+		_, err := s.Login(ctx, LoginInput{Email: u.Email, Password: "wrong-password"})
 		wantKind(t, err, errs.Unauthorized, "")
 	}
 	// The eleventh try is refused even with the right password.
-	_, err := s.Login(ctx, u.Email, testPassword)
+	_, err := s.Login(ctx, LoginInput{Email: u.Email, Password: testPassword})
 	wantKind(t, err, errs.RateLimited, "too_many_attempts")
 	// Another email is not affected; after 15 minutes the email is free again.
 	other := newCustomer(t, s, "Dan Brown")
@@ -100,7 +100,7 @@ func TestLoginRateLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.SetClock(func() time.Time { return time.Now().Add(16 * time.Minute) })
-	if _, err := s.Login(ctx, u.Email, testPassword); err != nil {
+	if _, err := s.Login(ctx, LoginInput{Email: u.Email, Password: testPassword}); err != nil {
 		t.Fatalf("after the window: %v", err)
 	}
 }
@@ -110,7 +110,7 @@ func TestAuthenticate(t *testing.T) {
 	s := newService(t)
 	a := newCustomer(t, s, "Erin Gray")
 	u, _ := s.Me(ctx, a)
-	res, _ := s.Login(ctx, u.Email, testPassword)
+	res, _ := s.Login(ctx, LoginInput{Email: u.Email, Password: testPassword})
 
 	for _, bad := range []string{"", "garbage", res.Token + "x", strings.Replace(res.Token, ".", "x.", 1)} {
 		_, err := s.Authenticate(ctx, bad)
@@ -133,7 +133,7 @@ func TestAuthenticate(t *testing.T) {
 	s.db.Exec(`UPDATE users SET is_active = false WHERE id = $1`, u.ID)
 	_, err = s.Authenticate(ctx, res.Token)
 	wantKind(t, err, errs.Unauthorized, "user_deactivated")
-	_, err = s.Login(ctx, u.Email, testPassword)
+	_, err = s.Login(ctx, LoginInput{Email: u.Email, Password: testPassword})
 	wantKind(t, err, errs.Forbidden, "user_deactivated")
 }
 
@@ -159,7 +159,7 @@ func TestResetPassword(t *testing.T) {
 	s := newService(t)
 	a := newCustomer(t, s, "Gina Ray")
 	u, _ := s.Me(ctx, a)
-	other, _ := s.Login(ctx, u.Email, testPassword) // a second session
+	other, _ := s.Login(ctx, LoginInput{Email: u.Email, Password: testPassword}) // a second session
 
 	wantKind(t, s.ResetPassword(ctx, a, "wrong-password", "new-password-1"), errs.Invalid, "")
 	wantKind(t, s.ResetPassword(ctx, a, testPassword, "short"), errs.Invalid, "")
@@ -178,10 +178,10 @@ func TestResetPassword(t *testing.T) {
 	if revoked {
 		t.Fatal("the current session was revoked")
 	}
-	if _, err := s.Login(ctx, u.Email, testPassword); err == nil {
+	if _, err := s.Login(ctx, LoginInput{Email: u.Email, Password: testPassword}); err == nil {
 		t.Fatal("old password still works")
 	}
-	if _, err := s.Login(ctx, u.Email, "new-password-1"); err != nil {
+	if _, err := s.Login(ctx, LoginInput{Email: u.Email, Password: "new-password-1"}); err != nil {
 		t.Fatal(err)
 	}
 	var desc string
