@@ -68,7 +68,11 @@ func lockTarget(ctx context.Context, tx *sqlx.Tx, userID int64) (User, int, erro
 }
 
 // SetUserActive activates or deactivates a user. An admin cannot deactivate
-// themself, and the last active admin cannot be deactivated.
+// themself, and the last active admin cannot be deactivated. Deactivating
+// revokes every token the user holds, in the same transaction; activating
+// again does not bring them back: the user signs in again.
+//
+// Returns admin_only, self_deactivation, last_admin (422) or user_not_found.
 func (s *Service) SetUserActive(ctx context.Context, a Actor, userID int64, active bool) (AdminUserRow, error) {
 	if err := requireAdmin(a); err != nil {
 		return AdminUserRow{}, err
@@ -87,6 +91,13 @@ func (s *Service) SetUserActive(ctx context.Context, a Actor, userID int64, acti
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE users SET is_active = $2 WHERE id = $1`, userID, active); err != nil {
 			return errs.Wrap(err, "set active")
+		}
+		if !active {
+			// Sessions end for good: reactivating does not bring these back
+			// (a revoked token stays revoked, trigger auth_tokens_keep_revoked).
+			if _, err := tx.ExecContext(ctx, `UPDATE auth_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`, userID); err != nil {
+				return errs.Wrap(err, "revoke tokens")
+			}
 		}
 		verb := "Deactivated"
 		if active {
