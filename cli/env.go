@@ -73,7 +73,8 @@ func (a *app) open(ctx context.Context, migrate bool) (*env, error) {
 		e.close()
 		return nil, err
 	}
-	e.svc = bank.New(e.db, tokens, bank.Settings{RequestsTTL: cfg.RequestsTTL, MaxAmount: cfg.MaxAmount, LookupPerMinute: cfg.LookupPerMinute})
+	e.svc = bank.New(e.db, tokens, bank.Settings{RequestsTTL: cfg.RequestsTTL, MaxAmount: cfg.MaxAmount, LookupPerMinute: cfg.LookupPerMinute,
+		MaxPasswordChecks: cfg.MaxPasswordChecks})
 	return e, nil
 }
 

@@ -49,7 +49,7 @@ func (a *app) serveCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("cannot listen on %s (addr): %w", e.cfg.Addr, err)
 			}
-			srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version})
+			srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version, TrustedProxies: e.cfg.TrustedProxies})
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
 

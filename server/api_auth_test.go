@@ -122,3 +122,25 @@ func TestRawHeadersOverSocket(t *testing.T) {
 		t.Fatalf("big body: %d %s", status, body)
 	}
 }
+
+// Deactivation signs every session out for good: reactivating does not
+// bring a token back; the user signs in again, and a role change keeps that session.
+func TestDeactivationEndsSessionsAPI(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	adm := e.admin()
+	c := e.customer("Reed Revoked")
+	status := "/api/admin/users/" + itoa(c.ID) + "/status"
+	e.want(e.do("PUT", status, adm.Token, map[string]any{"is_active": false}), 200, "deactivate")
+	e.want(e.do("PUT", status, adm.Token, map[string]any{"is_active": true}), 200, "reactivate")
+	r := e.want(e.do("GET", "/api/auth/me", c.Token, nil), 401, "old token after reactivation")
+	if r.JSON(t)["code"] != "invalid_token" {
+		t.Fatalf("old token: %s", r.Body)
+	}
+	fresh := e.login(c.Email, "password123")
+	e.want(e.do("POST", "/api/admin/assign-roles", adm.Token, map[string]any{"user_id": c.ID, "roles": []string{"Admin"}}), 200, "promote")
+	me := e.want(e.do("GET", "/api/auth/me", fresh.Token, nil), 200, "session after a role change").JSON(t)
+	if me["role"] != "Admin" {
+		t.Fatalf("role after the change: %v", me["role"])
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,9 @@ import (
 type Options struct {
 	Logger  *slog.Logger
 	Version string
+	// TrustedProxies are the peers whose X-Forwarded-For is believed
+	// (config trusted_proxies); from anyone else the TCP peer is the client.
+	TrustedProxies []netip.Prefix
 }
 
 // Server is one serve instance's HTTP side.
@@ -32,6 +36,8 @@ type Server struct {
 	log     *slog.Logger
 	metrics *metrics
 	version string
+	// trustedProxies: see Options.TrustedProxies and clientIP.
+	trustedProxies []netip.Prefix
 	// wsPingEvery is the keepalive period of WebSockets; the token is checked again at each.
 	wsPingEvery time.Duration
 }
@@ -47,7 +53,8 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{svc: svc, hub: hub, log: o.Logger, metrics: newMetrics(), version: o.Version, wsPingEvery: wsPingEvery}
+	s := &Server{svc: svc, hub: hub, log: o.Logger, metrics: newMetrics(), version: o.Version, wsPingEvery: wsPingEvery,
+		trustedProxies: o.TrustedProxies}
 	if hub != nil {
 		s.metrics = hub.metrics // one set of figures for HTTP and WebSocket
 	}

@@ -6,6 +6,8 @@ package config
 import (
 	"fmt"
 	"net"
+	"net/netip"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +29,12 @@ type Config struct {
 	LogFormat       string        // text or json
 	DemoSeed        bool          // seed demo data on the first start of an empty database
 	LookupPerMinute int           // account-number lookups a user may make per minute
+	// TrustedProxies are the peers whose X-Forwarded-For names the client
+	// (the sign-in limit per address); empty: the TCP peer is the client.
+	TrustedProxies []netip.Prefix
+	// MaxPasswordChecks is how many bcrypt checks may run at once (0 in the
+	// configuration: the number of cores, resolved here).
+	MaxPasswordChecks int
 }
 
 // Keys lists every configuration key with its default, in the order shown by --help.
@@ -43,6 +51,8 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"log_format", "text", "text or json"},
 	{"demo_seed", "true", "seed demo data when serve starts on an empty database"},
 	{"lookup_per_minute", "30", "account-number lookups allowed per user per minute"},
+	{"trusted_proxies", "", "comma-separated IPs or CIDRs of proxies whose X-Forwarded-For is believed"},
+	{"max_password_checks", "0", "password checks (bcrypt) running at once; 0: the number of cores"},
 }
 
 // Load parses raw values (as Viper returns them) into a Config. get returns
@@ -103,7 +113,48 @@ func Load(get func(key string) string) (Config, error) {
 	if err != nil || c.LookupPerMinute < 1 {
 		return c, bad("lookup_per_minute", "a whole number of at least 1")
 	}
+	if c.TrustedProxies, err = parsePrefixes(get("trusted_proxies")); err != nil {
+		return c, bad("trusted_proxies", `a comma-separated list of IP addresses or CIDRs like "10.0.0.1, 10.1.0.0/16"`)
+	}
+	v := strings.TrimSpace(get("max_password_checks"))
+	if v == "" {
+		v = "0"
+	}
+	c.MaxPasswordChecks, err = strconv.Atoi(v)
+	if err != nil || c.MaxPasswordChecks < 0 {
+		return c, bad("max_password_checks", "a whole number of at least 1, or 0 for the number of cores")
+	}
+	if c.MaxPasswordChecks == 0 {
+		c.MaxPasswordChecks = runtime.NumCPU()
+	}
 	return c, nil
+}
+
+// parsePrefixes reads a comma-separated list of IP addresses (taken as
+// single-address prefixes) and CIDRs.
+func parsePrefixes(v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if strings.Contains(part, "/") {
+			p, err := netip.ParsePrefix(part)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(part)
+		if err != nil {
+			return nil, err
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
 }
 
 // Defaults returns the configuration with every key at its default.
