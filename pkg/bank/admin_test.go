@@ -139,3 +139,48 @@ func TestAuditLogPagingAndAppendOnly(t *testing.T) {
 		t.Fatal("audit log changed")
 	}
 }
+
+// Deactivating revokes every token; reactivating does not bring them back;
+// a role change keeps the session.
+func TestDeactivationEndsSessionsForGood(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	adm := newAdmin(t, s)
+	c := newCustomer(t, s, "Vic Void")
+	u, _ := s.Me(ctx, c)
+	second, err := s.Login(ctx, LoginInput{Email: u.Email, Password: testPassword})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetUserActive(ctx, adm, c.UserID, false); err != nil {
+		t.Fatal(err)
+	}
+	var live int
+	s.db.Get(&live, `SELECT count(*) FROM auth_tokens WHERE user_id = $1 AND revoked_at IS NULL`, c.UserID)
+	if live != 0 {
+		t.Fatalf("%d tokens still live after deactivation", live)
+	}
+	if _, err := s.SetUserActive(ctx, CLIActor, c.UserID, true); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Authenticate(ctx, second.Token)
+	wantKind(t, err, errs.Unauthorized, "invalid_token")
+	// Nothing brings a revoked token back, not even SQL.
+	if _, err := s.db.Exec(`UPDATE auth_tokens SET revoked_at = NULL WHERE user_id = $1`, c.UserID); err == nil {
+		t.Fatal("a revoked token was un-revoked")
+	}
+	// The user signs in again; a role change keeps that session, with the new role.
+	fresh, err := s.Login(ctx, LoginInput{Email: u.Email, Password: testPassword})
+	if err != nil {
+		t.Fatalf("sign-in after reactivation: %v", err)
+	}
+	if _, err := s.AssignRole(ctx, adm, c.UserID, []string{RoleAdmin}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Authenticate(ctx, fresh.Token)
+	if err != nil || got.Role != RoleAdmin {
+		t.Fatalf("after a role change: %+v %v", got, err)
+	}
+	_, err = s.Authenticate(ctx, second.Token)
+	wantKind(t, err, errs.Unauthorized, "invalid_token")
+}
