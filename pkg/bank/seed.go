@@ -181,6 +181,18 @@ const BulkPassword = "password123"
 // real mailbox has it).
 const bulkEmailDomain = "@bulk.meridian.test"
 
+// HasDemoUsers reports whether the demo users, whose passwords are
+// published, are in the database.
+func (s *Service) HasDemoUsers(ctx context.Context) (bool, error) {
+	var emails []string
+	for _, d := range demoUsers {
+		emails = append(emails, d.email)
+	}
+	var ok bool
+	err := s.db.GetContext(ctx, &ok, `SELECT EXISTS (SELECT 1 FROM users WHERE lower(email) = ANY($1))`, pq.Array(emails))
+	return ok, errs.Wrap(err, "demo users")
+}
+
 // CheckTestDatabase refuses a database that holds users neither SeedDemo
 // nor SeedBulk created: bulk users and the demo users share published
 // passwords, and load tests move their money around, so seed and bench work
