@@ -30,7 +30,8 @@ var (
 
 // GrantRuntime gives role exactly what serve and the CLI need at run time:
 // SELECT, INSERT, UPDATE and DELETE on every table of the schema except the
-// AppendOnlyTables, where it gets SELECT and INSERT only; USAGE and SELECT on
+// AppendOnlyTables, where it gets SELECT and INSERT only, and
+// schema_migrations, which it may only read; USAGE and SELECT on
 // the sequences; EXECUTE on the functions. It never gives TRUNCATE,
 // REFERENCES, TRIGGER or ownership, so the role can neither change an
 // append-only row nor switch a trigger off. It runs as the schema's owner,
@@ -92,6 +93,9 @@ func GrantRuntime(ctx context.Context, db *sqlx.DB, role string) error {
 			`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ` + q,
 			`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO ` + q,
 		}
+		// The migration bookkeeping is the owner's: the runtime role reads it
+		// (readiness) but cannot make a schema look newer or older.
+		stmts = append(stmts, `REVOKE INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON schema_migrations FROM `+q)
 		for _, t := range AppendOnlyTables {
 			var exists bool
 			if err := tx.QueryRowContext(ctx, `SELECT to_regclass($1) IS NOT NULL`, "public."+pq.QuoteIdentifier(t)).Scan(&exists); err != nil {
