@@ -441,3 +441,34 @@ func TestEmbeddedUpgradeFromSuperuserOwnedSchema(t *testing.T) {
 		t.Fatalf("after the upgrade: owners %q, %d audit rows", owners, audit)
 	}
 }
+
+// An external database: database_url is the runtime role's, which cannot
+// migrate; database_owner_url is the owner's, which migrate up uses (and
+// then grants the runtime role).
+func TestExternalDatabaseRoles(t *testing.T) {
+	t.Parallel()
+	owner := testdb.URL(t)
+	app := testdb.AppURL(owner)
+	run := func(url string, args ...string) (int, string) {
+		var out syncBuffer
+		base := []string{"--database-url", url, "--database-app-role", testdb.AppRole, "--data-dir", t.TempDir(), "--log-level", "error"}
+		code := ExecuteContext(context.Background(), append(args, base...), nil, &out, &out)
+		return code, out.String()
+	}
+	if code, out := run(app, "user", "list"); code != 0 {
+		t.Fatalf("runtime role on a current schema: %d %s", code, out)
+	}
+	if code, out := run(owner, "migrate", "down", "1"); code != 0 {
+		t.Fatalf("owner migrate down: %d %s", code, out)
+	}
+	code, out := run(app, "user", "list")
+	if code != 1 || !strings.Contains(out, "database_owner_url") {
+		t.Fatalf("runtime role with a pending migration: %d %s", code, out)
+	}
+	if code, out := run(app, "migrate", "up", "--database-owner-url", owner); code != 0 || !strings.Contains(out, "applied 1 migration") {
+		t.Fatalf("migrate up with database_owner_url: %d %s", code, out)
+	}
+	if code, out := run(app, "user", "create", "--name", "Ext Ernal", "--email", "ext@example.test", "--phone", "+1 555 0000", "--password", "password123"); code != 0 {
+		t.Fatalf("runtime role after migrate up: %d %s", code, out)
+	}
+}
