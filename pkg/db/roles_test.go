@@ -209,3 +209,19 @@ func TestNoCodeSwitchesTriggersOff(t *testing.T) {
 		t.Fatalf("walked %d files: %v", checked, err)
 	}
 }
+
+// Commands starting together each grant after migrating: the grants are
+// serialized (concurrent GRANTs on one object fail in PostgreSQL).
+func TestConcurrentGrantRuntime(t *testing.T) {
+	t.Parallel()
+	conn := testdb.New(t)
+	errs := make(chan error, 6)
+	for i := 0; i < 6; i++ {
+		go func() { errs <- db.GrantRuntime(context.Background(), conn, testdb.AppRole) }()
+	}
+	for i := 0; i < 6; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

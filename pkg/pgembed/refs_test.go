@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -244,5 +245,43 @@ func TestRolesAdoptExistingObjects(t *testing.T) {
 	again := start(t, Options{DataDir: dataDir, OwnerRole: "meridian_owner", AppRole: "meridian_app"})
 	if again.Owned() {
 		t.Fatal("want an attach")
+	}
+}
+
+// Many commands attaching and leaving at once while one keeps working:
+// the server stays up for it the whole time, and stops after it leaves.
+func TestChurnKeepsServerForTheStayer(t *testing.T) {
+	t.Parallel()
+	dataDir := newDataDir(t)
+	stayer := start(t, Options{DataDir: dataDir})
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for g := 0; g < 8; g++ {
+		wg.Go(func() {
+			for i := 0; i < 5; i++ {
+				c, err := Start(context.Background(), Options{DataDir: dataDir, Fast: true})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if err := c.Stop(); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if got := queryString(t, stayer.URL(), "SELECT 1"); got != "1" {
+		t.Fatalf("stayer after the churn: %q", got)
+	}
+	if err := stayer.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if !serverGone(dataDir, 10*time.Second) {
+		t.Fatal("server still running after everyone left")
 	}
 }
