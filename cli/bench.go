@@ -57,7 +57,8 @@ func (a *app) benchCmd() *cobra.Command {
 			"signs each in, makes random transfers between their accounts from --concurrency clients for --duration (or --count requests),\n" +
 			"optionally reads history and dashboards (--reads) and times WebSocket pushes (--notify), prints the figures,\n" +
 			"then checks in the database that no money was made or lost, no balance is negative, every balance equals its ledger\n" +
-			"and every transfer answered 201 is in the ledger. Exits 1 when the check fails.",
+			"and every transfer answered 201 is in the ledger. Exits 1 when the check fails.\n" +
+			"Refuses a database that holds users no seed created (bulk users share a published password), unless --force.",
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.validate(); err != nil {

@@ -75,6 +75,10 @@ func (a *app) open(ctx context.Context, migrate bool) (*env, error) {
 		e.close()
 		return nil, err
 	}
+	var user string
+	if err := e.db.GetContext(ctx, &user, `SELECT current_user`); err == nil && user != cfg.DatabaseAppRole {
+		e.log.Warn("database_url signs in as another role than database_app_role, so the ledger and the audit log are only as safe as that role's privileges", "user", user, "database_app_role", cfg.DatabaseAppRole)
+	}
 	secret := []byte(cfg.JWTSecret)
 	if len(secret) == 0 {
 		if secret, err = auth.LoadOrCreateSecret(cfg.DataDir); err != nil {
