@@ -31,6 +31,7 @@ type benchOptions struct {
 	fromExisting    bool
 	checkOnly       bool
 	hotAccount      bool
+	force           bool
 }
 
 // benchResult is what `meridian bench --output json` prints.
@@ -56,7 +57,8 @@ func (a *app) benchCmd() *cobra.Command {
 			"signs each in, makes random transfers between their accounts from --concurrency clients for --duration (or --count requests),\n" +
 			"optionally reads history and dashboards (--reads) and times WebSocket pushes (--notify), prints the figures,\n" +
 			"then checks in the database that no money was made or lost, no balance is negative, every balance equals its ledger\n" +
-			"and every transfer answered 201 is in the ledger. Exits 1 when the check fails.",
+			"and every transfer answered 201 is in the ledger. Exits 1 when the check fails.\n" +
+			"Refuses a database that holds users no seed created (bulk users share a published password), unless --force.",
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.validate(); err != nil {
@@ -81,6 +83,7 @@ func (a *app) benchCmd() *cobra.Command {
 	f.BoolVar(&o.fromExisting, "from-existing", false, "do not seed: pick --users of the bulk customers already in the database")
 	f.BoolVar(&o.hotAccount, "hot-account", false, "every transfer pays one merchant account (the first customer's), to measure contention on one recipient")
 	f.BoolVar(&o.checkOnly, "check-only", false, "only check the invariant (no negative balance, every balance equals its ledger)")
+	f.BoolVar(&o.force, "force", false, "run even on a database that holds users no seed created")
 	return cmd
 }
 
@@ -126,6 +129,13 @@ func (a *app) bench(ctx context.Context, o benchOptions) error {
 		res.Invariant = inv
 		return a.benchPrint(res)
 	}
+	// Bulk customers share a published password and the load moves money:
+	// a test database only.
+	if !o.force {
+		if err := e.svc.CheckTestDatabase(ctx); err != nil {
+			return withForceHint(err)
+		}
+	}
 	if err := waitReady(ctx, o.url, 30*time.Second); err != nil {
 		return err
 	}
@@ -140,7 +150,7 @@ func (a *app) bench(ctx context.Context, o benchOptions) error {
 	} else {
 		a.say("seeding %d customers with %d account(s) each...", o.users, o.accountsPerUser)
 		start := time.Now()
-		if _, err := e.svc.SeedBulk(ctx, bank.BulkOptions{Users: o.users, AccountsPerUser: o.accountsPerUser, Seed: o.seed}); err != nil {
+		if _, err := e.svc.SeedBulk(ctx, bank.BulkOptions{Users: o.users, AccountsPerUser: o.accountsPerUser, Seed: o.seed, Force: o.force}); err != nil {
 			return err
 		}
 		res.SeedSeconds = time.Since(start).Seconds()

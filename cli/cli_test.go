@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
@@ -11,6 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
+	"meridian/pkg/db"
+	"meridian/pkg/pgembed"
 	"meridian/pkg/testdb"
 )
 
@@ -41,7 +46,7 @@ type cliEnv struct {
 }
 
 func newCLI(t *testing.T) *cliEnv {
-	return &cliEnv{t: t, base: []string{"--database-url", testdb.URL(t), "--data-dir", t.TempDir(), "--log-level", "error"}}
+	return &cliEnv{t: t, base: []string{"--database-url", testdb.URL(t), "--database-app-role", testdb.AppRole, "--data-dir", t.TempDir(), "--log-level", "error"}}
 }
 
 // run executes a command and returns its exit code, stdout and stderr.
@@ -184,11 +189,19 @@ func TestAuditLogFollow(t *testing.T) {
 func TestSeedCommands(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
-	out := c.ok("seed")
+	// With database_url, demo data (published passwords) needs demo_seed=true.
+	code, _, stderr := c.run("", "seed")
+	if code != 1 || !strings.Contains(stderr, "demo_seed") {
+		t.Fatalf("demo seed with database_url and demo_seed auto: exit %d %q", code, stderr)
+	}
+	if users := c.ok("user", "list", "-o", "json"); strings.TrimSpace(users) != "[]" {
+		t.Fatalf("users after a refused demo seed: %s", users)
+	}
+	out := c.ok("seed", "--demo-seed", "true")
 	if !strings.Contains(out, "alice@meridian.test") || !strings.Contains(out, "admin@meridian.test") {
 		t.Fatalf("seed printed:\n%s", out)
 	}
-	_, _, stderr := c.run("", "seed")
+	_, _, stderr = c.run("", "seed", "--demo-seed", "true")
 	if !strings.Contains(stderr, "already has users") {
 		t.Fatalf("second seed: %q", stderr)
 	}
@@ -211,7 +224,19 @@ func TestMigrateCommands(t *testing.T) {
 	if !strings.Contains(st, "applied") {
 		t.Fatalf("status:\n%s", st)
 	}
-	c.ok("migrate", "down", "--all")
+	// Rolling back 0001 deletes the audit log: refused without --destroy-data.
+	for _, args := range [][]string{{"migrate", "down", "--all"}, {"migrate", "down", "100"}} {
+		code, _, stderr := c.run("", args...)
+		if code != 1 || !strings.Contains(stderr, "--destroy-data") || !strings.Contains(stderr, "audit log") {
+			t.Fatalf("%v: exit %d %q", args, code, stderr)
+		}
+		if st := c.ok("migrate", "status", "-o", "json"); strings.Contains(st, `"applied": false`) {
+			t.Fatalf("%v refused but rolled back:\n%s", args, st)
+		}
+	}
+	c.ok("migrate", "down", "1") // the newest one does not drop the audit log
+	c.ok("migrate", "up")
+	c.ok("migrate", "down", "--all", "--destroy-data")
 	if st := c.ok("migrate", "status", "-o", "json"); strings.Contains(st, `"applied": true`) {
 		t.Fatalf("still applied after down --all:\n%s", st)
 	}
@@ -259,6 +284,16 @@ func TestEmbeddedLifecycle(t *testing.T) {
 		t.Fatalf("serve after the command detached: %v %v", res, err)
 	}
 	res.Body.Close()
+	// The owner role owns the schema; serve's sessions are the runtime role.
+	super := superuserDB(t, dir+"/d")
+	var owners, sessions string
+	super.Get(&owners, `SELECT string_agg(DISTINCT tableowner, ',') FROM pg_tables WHERE schemaname = 'public'`)
+	super.Get(&sessions, `SELECT string_agg(DISTINCT usename, ',') FROM pg_stat_activity
+		WHERE datname = 'meridian' AND backend_type = 'client backend' AND pid <> pg_backend_pid()`)
+	super.Close()
+	if owners != "meridian_owner" || sessions != "meridian_app" {
+		t.Fatalf("table owners %q, serve's sessions %q", owners, sessions)
+	}
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("serve exit %d: %s", code, serveOut.String())
@@ -277,4 +312,163 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("timed out waiting for %s", what)
+}
+
+// Bulk data has published passwords: seed --users and bench refuse a
+// database holding users no seed created, unless --force.
+func TestSeedAndBenchRefuseARealDatabase(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.ok("seed", "--users", "5") // an empty database is a test database
+	c.ok("user", "create", "--name", "Real Customer", "--email", "real@example.com", "--phone", "+1 555 0123", "--password", "password123")
+	for _, args := range [][]string{
+		{"seed", "--users", "5"},
+		{"bench", "--users", "2", "--count", "1", "--url", "http://127.0.0.1:1"},
+		{"bench", "--from-existing", "--users", "2", "--count", "1", "--url", "http://127.0.0.1:1"},
+	} {
+		code, _, stderr := c.run("", args...)
+		if code != 1 || !strings.Contains(stderr, "--force") || !strings.Contains(stderr, "1 user(s)") {
+			t.Fatalf("%v: exit %d %q", args, code, stderr)
+		}
+	}
+	var users []map[string]any
+	json.Unmarshal([]byte(c.ok("user", "list", "-o", "json")), &users)
+	if len(users) != 6 {
+		t.Fatalf("%d users after the refusals, want 6", len(users))
+	}
+	var stats map[string]any
+	if err := json.Unmarshal([]byte(c.ok("seed", "--users", "5", "--force", "-o", "json")), &stats); err != nil || stats["users"].(float64) != 5 {
+		t.Fatalf("forced seed: %v %v", stats, err)
+	}
+}
+
+// With database_url, serve seeds no demo data and prints no demo sign-ins
+// unless demo_seed is set to true.
+func TestServeSeedsNoDemoDataOnDatabaseURL(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	serveUntilBanner := func(extra ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		var out syncBuffer
+		done := make(chan int)
+		go func() {
+			done <- ExecuteContext(ctx, append(append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...), c.base...), nil, &out, &out)
+		}()
+		waitFor(t, func() bool { return strings.Contains(out.String(), "Meridian is running at") }, "serve to start")
+		cancel()
+		if code := <-done; code != 0 {
+			t.Fatalf("serve exit %d: %s", code, out.String())
+		}
+		return out.String()
+	}
+	if out := serveUntilBanner(); strings.Contains(out, "Demo sign-ins") || strings.Contains(out, "admin12345") {
+		t.Fatalf("banner with database_url:\n%s", out)
+	}
+	if users := c.ok("user", "list", "-o", "json"); strings.TrimSpace(users) != "[]" {
+		t.Fatalf("serve with database_url seeded users: %s", users)
+	}
+	if out := serveUntilBanner("--demo-seed", "true"); !strings.Contains(out, "Demo sign-ins") || !strings.Contains(out, "alice@meridian.test") {
+		t.Fatalf("banner with demo_seed=true:\n%s", out)
+	}
+}
+
+// superuserDB connects to the embedded cluster of a data dir as its superuser.
+func superuserDB(t *testing.T, dataDir string) *sqlx.DB {
+	t.Helper()
+	conn, err := db.Open(context.Background(), "host="+dataDir+"/run port=5432 user=meridian dbname=meridian sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// A data dir made before the owner and runtime roles existed has its schema
+// owned by the cluster's superuser: the next command gives it to the owner
+// role, migrates as the owner and runs as the runtime role.
+func TestEmbeddedUpgradeFromSuperuserOwnedSchema(t *testing.T) {
+	dir, err := os.MkdirTemp("/tmp", "mcli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	ctx := context.Background()
+	old, err := pgembed.Start(ctx, pgembed.Options{DataDir: dir + "/d", Database: "meridian", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Open(ctx, old.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Up(ctx, conn, 0); err != nil {
+		t.Fatal(err)
+	}
+	conn.MustExec(`INSERT INTO audit_log (action_type, table_name, description) VALUES ('OLD', 'users', 'before the roles')`)
+	conn.Close()
+	if err := old.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	var out syncBuffer
+	base := []string{"--data-dir", dir + "/d", "--log-level", "error"}
+	if code := ExecuteContext(ctx, append([]string{"user", "create", "--name", "New Admin", "--email", "new@example.test",
+		"--phone", "+1 555 0000", "--password", "password123", "--role", "Admin"}, base...), nil, &out, &out); code != 0 {
+		t.Fatalf("first command after the upgrade: %d %s", code, out.String())
+	}
+	if code := ExecuteContext(ctx, append([]string{"migrate", "down", "1"}, base...), nil, &out, &out); code != 0 {
+		t.Fatalf("migrate down as the owner: %d %s", code, out.String())
+	}
+	if code := ExecuteContext(ctx, append([]string{"migrate", "up"}, base...), nil, &out, &out); code != 0 {
+		t.Fatalf("migrate up as the owner: %d %s", code, out.String())
+	}
+	// Start the cluster again to look at it as the superuser.
+	again, err := pgembed.Start(ctx, pgembed.Options{DataDir: dir + "/d", Database: "meridian", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Stop()
+	super := superuserDB(t, dir+"/d")
+	defer super.Close()
+	var owners string
+	var audit int
+	super.Get(&owners, `SELECT string_agg(DISTINCT owner, ',') FROM (
+		SELECT relowner::regrole::text AS owner FROM pg_class WHERE relnamespace = 'public'::regnamespace
+		UNION ALL SELECT proowner::regrole::text FROM pg_proc WHERE pronamespace = 'public'::regnamespace) x`)
+	super.Get(&audit, `SELECT count(*) FROM audit_log`)
+	if owners != "meridian_owner" || audit != 2 {
+		t.Fatalf("after the upgrade: owners %q, %d audit rows", owners, audit)
+	}
+}
+
+// An external database: database_url is the runtime role's, which cannot
+// migrate; database_owner_url is the owner's, which migrate up uses (and
+// then grants the runtime role).
+func TestExternalDatabaseRoles(t *testing.T) {
+	t.Parallel()
+	owner := testdb.URL(t)
+	app := testdb.AppURL(owner)
+	run := func(url string, args ...string) (int, string) {
+		var out syncBuffer
+		base := []string{"--database-url", url, "--database-app-role", testdb.AppRole, "--data-dir", t.TempDir(), "--log-level", "error"}
+		code := ExecuteContext(context.Background(), append(args, base...), nil, &out, &out)
+		return code, out.String()
+	}
+	if code, out := run(app, "user", "list"); code != 0 {
+		t.Fatalf("runtime role on a current schema: %d %s", code, out)
+	}
+	if code, out := run(owner, "migrate", "down", "1"); code != 0 {
+		t.Fatalf("owner migrate down: %d %s", code, out)
+	}
+	code, out := run(app, "user", "list")
+	if code != 1 || !strings.Contains(out, "database_owner_url") {
+		t.Fatalf("runtime role with a pending migration: %d %s", code, out)
+	}
+	if code, out := run(app, "migrate", "up", "--database-owner-url", owner); code != 0 || !strings.Contains(out, "applied 1 migration") {
+		t.Fatalf("migrate up with database_owner_url: %d %s", code, out)
+	}
+	if code, out := run(app, "user", "create", "--name", "Ext Ernal", "--email", "ext@example.test", "--phone", "+1 555 0000", "--password", "password123"); code != 0 {
+		t.Fatalf("runtime role after migrate up: %d %s", code, out)
+	}
 }

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"meridian/pkg/auth"
 	"meridian/pkg/bank"
@@ -18,24 +20,35 @@ import (
 
 // env is an open database with the bank service on it.
 type env struct {
-	cfg     config.Config
-	db      *sqlx.DB
-	dsn     string
-	cluster *pgembed.Cluster // nil with database_url
-	svc     *bank.Service
-	log     *slog.Logger
+	cfg      config.Config
+	db       *sqlx.DB // the runtime role: serve and every command run their queries here
+	dsn      string
+	ownerDSN string           // the schema's owner: migrations, grants, maintenance
+	cluster  *pgembed.Cluster // nil with database_url
+	svc      *bank.Service
+	log      *slog.Logger
 }
+
+// ownerRole owns the embedded database's schema and runs its migrations;
+// the runtime role (database_app_role) may read and write but not change
+// ledger or audit rows (pkg/db GrantRuntime). The cluster's superuser is
+// kept for initdb and maintenance only.
+const ownerRole = "meridian_owner"
 
 // open connects to the configured database: database_url, or the embedded
 // cluster in <data_dir>/postgres (attaching to the one a running serve
-// started, or starting one). With migrate set it brings the schema up to date.
+// started, or starting one). With migrate set it brings the schema up to
+// date as the owner. Queries then run as the runtime role.
 func (a *app) open(ctx context.Context, migrate bool) (*env, error) {
 	cfg, err := a.config()
 	if err != nil {
 		return nil, err
 	}
 	e := &env{cfg: cfg, log: a.logger(cfg)}
-	e.dsn = cfg.DatabaseURL
+	e.dsn, e.ownerDSN = cfg.DatabaseURL, cfg.DatabaseOwnerURL
+	if e.ownerDSN == "" {
+		e.ownerDSN = e.dsn
+	}
 	if e.dsn == "" {
 		dir, err := filepath.Abs(cfg.DataDir)
 		if err != nil {
@@ -44,22 +57,27 @@ func (a *app) open(ctx context.Context, migrate bool) (*env, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("cannot create data_dir %s: %w", dir, err)
 		}
-		e.cluster, err = pgembed.Start(ctx, pgembed.Options{DataDir: dir, Database: "meridian", Logger: e.log})
+		e.cluster, err = pgembed.Start(ctx, pgembed.Options{DataDir: dir, Database: "meridian", Logger: e.log,
+			OwnerRole: ownerRole, AppRole: cfg.DatabaseAppRole})
 		if err != nil {
 			return nil, err
 		}
-		e.dsn = e.cluster.URL()
+		e.dsn, e.ownerDSN = e.cluster.AppURL(), e.cluster.OwnerURL()
+	}
+	if migrate {
+		if _, err := e.migrateUp(ctx, 0); err != nil {
+			e.close()
+			return nil, err
+		}
 	}
 	e.db, err = db.Open(ctx, e.dsn)
 	if err != nil {
 		e.close()
 		return nil, err
 	}
-	if migrate {
-		if _, err := db.Up(ctx, e.db, 0); err != nil {
-			e.close()
-			return nil, fmt.Errorf("migrating the database: %w", err)
-		}
+	var user string
+	if err := e.db.GetContext(ctx, &user, `SELECT current_user`); err == nil && user != cfg.DatabaseAppRole {
+		e.log.Warn("database_url signs in as another role than database_app_role, so the ledger and the audit log are only as safe as that role's privileges", "user", user, "database_app_role", cfg.DatabaseAppRole)
 	}
 	secret := []byte(cfg.JWTSecret)
 	if len(secret) == 0 {
@@ -78,7 +96,57 @@ func (a *app) open(ctx context.Context, migrate bool) (*env, error) {
 	return e, nil
 }
 
-// close releases the pool and stops the cluster if this process started it.
+// withOwner runs fn on a pool signed in as the schema's owner.
+func (e *env) withOwner(ctx context.Context, fn func(owner *sqlx.DB) error) error {
+	owner, err := db.Open(ctx, e.ownerDSN)
+	if err != nil {
+		return err
+	}
+	defer owner.Close()
+	return fn(owner)
+}
+
+// migrateUp applies pending migrations (all, or the next n) as the owner,
+// then grants the runtime role its privileges on the schema as it now is.
+func (e *env) migrateUp(ctx context.Context, n int) ([]int, error) {
+	var done []int
+	err := e.withOwner(ctx, func(owner *sqlx.DB) error {
+		var err error
+		done, err = db.Up(ctx, owner, n)
+		if err != nil {
+			var pe *pq.Error
+			if errors.As(err, &pe) && pe.Code == "42501" && e.cluster == nil && e.cfg.DatabaseOwnerURL == "" {
+				return fmt.Errorf("migrating the database: database_url's role may not change the schema (%s); run `meridian migrate up` with database_owner_url set to the owner's URL", pe.Message)
+			}
+			return fmt.Errorf("migrating the database: %w", err)
+		}
+		return e.grantRuntime(ctx, owner)
+	})
+	return done, err
+}
+
+// grantRuntime gives database_app_role the runtime privileges. With
+// database_url, a missing role is a warning (the operator has not created
+// it yet) and a connection that does not own the schema skips it (serve
+// running as the runtime role itself).
+func (e *env) grantRuntime(ctx context.Context, owner *sqlx.DB) error {
+	role := e.cfg.DatabaseAppRole
+	err := db.GrantRuntime(ctx, owner, role)
+	switch {
+	case err == nil:
+		return nil
+	case e.cluster == nil && errors.Is(err, db.ErrNoRole):
+		e.log.Warn("the runtime role does not exist, so nothing keeps database_url's role from changing ledger and audit rows; create it (README: An external database) and run meridian migrate up", "database_app_role", role)
+		return nil
+	case e.cluster == nil && errors.Is(err, db.ErrNotOwner):
+		e.log.Debug("not the schema's owner; runtime privileges left as they are", "database_app_role", role)
+		return nil
+	}
+	return fmt.Errorf("granting privileges to %s: %w", role, err)
+}
+
+// close releases the pool and this command's use of the embedded cluster,
+// which stops when no other command uses it.
 func (e *env) close() {
 	if e.db != nil {
 		e.db.Close()

@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/spf13/cobra"
 
 	"meridian/pkg/bank"
+	"meridian/pkg/db"
+	"meridian/pkg/errs"
 )
 
 func (a *app) seedCmd() *cobra.Command {
@@ -15,8 +19,11 @@ func (a *app) seedCmd() *cobra.Command {
 		Use:   "seed",
 		Short: "Add demo data (default) or bulk data for benchmarks (--users N)",
 		Long: "Without --users: add the demo data (one admin, two customers with accounts and history) to an empty database and print the sign-ins.\n" +
-			"With --users N: add N customers with --accounts-per-user accounts each and --transfers-per-user transfers, deterministic for a given --seed.",
-		Args: args(cobra.NoArgs),
+			"Their passwords are published: only when demo_seed is true (the default on the embedded database, not with database_url).\n" +
+			"With --users N: add N customers with --accounts-per-user accounts each and --transfers-per-user transfers, deterministic for a given --seed.\n" +
+			"They share a published password too: refused on a database that holds users no seed created, unless --force.",
+		Example: "  meridian seed\n  meridian seed --users 100000 --transfers-per-user 5 --seed 7",
+		Args:    args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if opts.Users < 0 || opts.AccountsPerUser < 1 || opts.TransfersPerUser < 0 {
@@ -28,6 +35,9 @@ func (a *app) seedCmd() *cobra.Command {
 			}
 			defer e.close()
 			if opts.Users == 0 {
+				if !e.cfg.DemoSeed {
+					return fmt.Errorf("demo data has published passwords and is added only when demo_seed is true (by default only on the embedded database); pass --demo-seed true to add it here")
+				}
 				created, err := e.svc.SeedDemo(ctx)
 				if err != nil {
 					return err
@@ -44,7 +54,13 @@ func (a *app) seedCmd() *cobra.Command {
 			start := time.Now()
 			stats, err := e.svc.SeedBulk(ctx, opts)
 			if err != nil {
-				return err
+				return withForceHint(err)
+			}
+			// Statistics for the new rows; only the tables' owner may.
+			if err := e.withOwner(ctx, func(owner *sqlx.DB) error {
+				return db.VacuumAnalyze(ctx, owner, "users", "accounts", "transactions")
+			}); err != nil {
+				e.log.Warn("vacuum after the bulk load", "err", err)
 			}
 			a.say("seeded in %s", time.Since(start).Round(time.Millisecond))
 			return a.print(stats, []string{"USERS", "ACCOUNTS", "LEDGER ROWS"},
@@ -56,5 +72,16 @@ func (a *app) seedCmd() *cobra.Command {
 	f.IntVar(&opts.AccountsPerUser, "accounts-per-user", 1, "bulk: accounts per customer")
 	f.IntVar(&opts.TransfersPerUser, "transfers-per-user", 0, "bulk: transfers per customer (two ledger rows each)")
 	f.Int64Var(&opts.Seed, "seed", 1, "bulk: random seed; the same seed gives the same data")
+	f.BoolVar(&opts.Force, "force", false, "bulk: seed even a database that holds users no seed created")
 	return cmd
+}
+
+// withForceHint tells how to go past a refusal to load test data into a
+// database with real users.
+func withForceHint(err error) error {
+	var e *errs.Error
+	if errors.As(err, &e) && e.Code == "not_a_test_database" {
+		return fmt.Errorf("%s; pass --force if this really is a test database", e.Message)
+	}
+	return err
 }

@@ -28,6 +28,9 @@ func (a *app) serveCmd() *cobra.Command {
 				return err
 			}
 			defer e.close()
+			// Demo users have published passwords: only when demo_seed is
+			// true (by default only on the embedded database).
+			demo := false
 			if e.cfg.DemoSeed {
 				seeded, err := e.svc.SeedDemo(ctx)
 				if err != nil {
@@ -35,6 +38,9 @@ func (a *app) serveCmd() *cobra.Command {
 				}
 				if seeded {
 					e.log.Info("seeded demo data")
+				}
+				if demo, err = e.svc.HasDemoUsers(ctx); err != nil {
+					return err
 				}
 			}
 			hub := server.NewHub(e.log)
@@ -53,7 +59,7 @@ func (a *app) serveCmd() *cobra.Command {
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
 
-			a.printBanner(ln.Addr(), e, time.Since(started))
+			a.printBanner(ln.Addr(), e, demo, time.Since(started))
 			select {
 			case <-ctx.Done():
 			case err := <-errc:
@@ -70,8 +76,9 @@ func (a *app) serveCmd() *cobra.Command {
 	}
 }
 
-// printBanner tells a person where Meridian runs and how to sign in.
-func (a *app) printBanner(addr net.Addr, e *env, took time.Duration) {
+// printBanner tells a person where Meridian runs and, with demo data
+// seeded, how to sign in.
+func (a *app) printBanner(addr net.Addr, e *env, demo bool, took time.Duration) {
 	host, port, _ := net.SplitHostPort(addr.String())
 	if host == "" || host == "::" || host == "0.0.0.0" {
 		host = "localhost"
@@ -83,7 +90,7 @@ func (a *app) printBanner(addr net.Addr, e *env, took time.Duration) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nMeridian is running at %s  (ready in %s, %s)\n", url, took.Round(time.Millisecond), db)
-	if e.cfg.DemoSeed {
+	if demo {
 		b.WriteString("Demo sign-ins (email / password):\n")
 		for _, s := range bank.DemoSignIns {
 			fmt.Fprintf(&b, "  %-6s %-22s %s\n", s.Role, s.Email, s.Password)

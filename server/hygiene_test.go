@@ -68,7 +68,12 @@ func TestOperationsEndpoints(t *testing.T) {
 		t.Fatalf("metrics: %s", r.Body)
 	}
 	// A schema that is behind makes the instance not ready.
-	if _, err := e.svc.DB().Exec(`DELETE FROM schema_migrations`); err != nil {
+	super, err := openDB(e.superURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer super.Close()
+	if _, err := super.Exec(`DELETE FROM schema_migrations`); err != nil {
 		t.Fatal(err)
 	}
 	e.want(e.do("GET", "/readyz", "", nil), 503, "readyz with an old schema")

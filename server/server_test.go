@@ -23,18 +23,20 @@ func TestMain(m *testing.M) { testdb.Main(m) }
 
 // testEnv is a server on a fresh database, driven through App().Test.
 type testEnv struct {
-	t   *testing.T
-	svc *bank.Service
-	srv *Server
-	url string // the database
+	t        *testing.T
+	svc      *bank.Service
+	srv      *Server
+	url      string // the database, as the runtime role serve uses
+	superURL string // the same database as its superuser, for test setup
 }
 
 var testSecret = []byte(strings.Repeat("t", 32))
 
 func newEnv(t *testing.T) *testEnv {
 	t.Helper()
-	url := testdb.URL(t)
-	e := &testEnv{t: t, url: url}
+	super := testdb.URL(t)
+	url := testdb.AppURL(super)
+	e := &testEnv{t: t, url: url, superURL: super}
 	e.svc = newService(t, url)
 	e.srv = New(e.svc, NewHub(quiet), Options{Logger: quiet, Version: "test"})
 	return e

@@ -83,13 +83,28 @@ func (s *Service) validateAccount(ctx context.Context, q sqlx.QueryerContext, in
 
 var errNumberTaken = errs.E(errs.Conflict, "account_number_taken", "Account number already exists")
 
-// ledger writes one ledger row for account acct (owned by userID).
+// ledger writes one ledger row for account acct (owned by userID), dated
+// now, or at the time backdated put in ctx.
 func ledger(ctx context.Context, tx *sqlx.Tx, acct, userID int64, typ, kind string, amount money.Amount, from, to int64, desc string) (int64, error) {
+	var at any
+	if t, ok := ctx.Value(backdateKey{}).(time.Time); ok {
+		at = t
+	}
 	var id int64
 	err := tx.GetContext(ctx, &id, `
-		INSERT INTO transactions (account_id, user_id, transaction_type, kind, amount, from_account_id, to_account_id, description)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`, acct, userID, typ, kind, amount, from, to, desc)
+		INSERT INTO transactions (account_id, user_id, transaction_type, kind, amount, from_account_id, to_account_id, description, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::timestamptz, now())) RETURNING id`, acct, userID, typ, kind, amount, from, to, desc, at)
 	return id, errs.Wrap(err, "ledger")
+}
+
+// backdateKey carries the date of the ledger rows written under a context:
+// only the demo seed sets it (backdated), to spread its history over past
+// months. Ledger rows are never updated, so they are dated as written.
+type backdateKey struct{}
+
+// backdated returns ctx whose ledger rows are dated at.
+func backdated(ctx context.Context, at time.Time) context.Context {
+	return context.WithValue(ctx, backdateKey{}, at)
 }
 
 // CreateAccount opens an account for the actor. A positive opening balance

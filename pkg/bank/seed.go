@@ -3,9 +3,11 @@ package bank
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"meridian/pkg/auth"
 	"meridian/pkg/errs"
@@ -107,30 +109,22 @@ func (s *Service) SeedDemo(ctx context.Context) (created bool, err error) {
 			return false, errs.Wrap(err, "seed backdate user")
 		}
 	}
+	// Ledger rows are append-only (the runtime role may not UPDATE them), so
+	// the history is dated as it is written (backdated), not afterwards.
 	for _, d := range demoAccounts {
-		acc, err := s.CreateAccount(ctx, actors[d.user], AccountInput{AccountNumber: d.number, Balance: d.balance, AccountTypeID: d.typeID})
+		opened := ago(demoUsers[d.user].joined, -1)
+		acc, err := s.CreateAccount(backdated(ctx, opened), actors[d.user], AccountInput{AccountNumber: d.number, Balance: d.balance, AccountTypeID: d.typeID})
 		if err != nil {
 			return false, err
 		}
-		opened := ago(demoUsers[d.user].joined, -1)
 		if _, err := s.db.ExecContext(ctx, `UPDATE accounts SET created_at = $2 WHERE id = $1`, acc.ID, opened); err != nil {
 			return false, errs.Wrap(err, "seed backdate account")
 		}
-		if _, err := s.db.ExecContext(ctx, `UPDATE transactions SET created_at = $2 WHERE account_id = $1 AND kind = 'opening'`, acc.ID, opened); err != nil {
-			return false, errs.Wrap(err, "seed backdate opening")
-		}
 	}
 	for _, d := range demoTransfers {
-		res, err := s.Transfer(ctx, actors[d.user], TransferInput{AccountID: d.from, ToAccountID: d.to, Amount: d.amount, Description: d.desc}, "")
-		if err != nil {
+		in := TransferInput{AccountID: d.from, ToAccountID: d.to, Amount: d.amount, Description: d.desc}
+		if _, err := s.Transfer(backdated(ctx, ago(d.months, d.days)), actors[d.user], in, ""); err != nil {
 			return false, err
-		}
-		// Both rows of the transfer share its transaction's timestamp.
-		if _, err := s.db.ExecContext(ctx, `
-			UPDATE transactions t SET created_at = $2 FROM transactions d
-			WHERE d.id = $1 AND t.kind = d.kind AND t.from_account_id = d.from_account_id AND t.to_account_id = d.to_account_id
-				AND t.created_at = d.created_at`, res.Transaction.ID, ago(d.months, d.days)); err != nil {
-			return false, errs.Wrap(err, "seed backdate transfer")
 		}
 	}
 	alice, bob := actors[1], actors[2]
@@ -165,6 +159,9 @@ type BulkOptions struct {
 	AccountsPerUser  int
 	TransfersPerUser int
 	Seed             int64
+	// Force adds bulk users even to a database that holds users no seed
+	// created (see CheckTestDatabase).
+	Force bool
 }
 
 // BulkStats tells what SeedBulk made.
@@ -179,6 +176,48 @@ type BulkStats struct {
 // BulkPassword is every bulk user's password; their emails are
 // user<N>@bulk.meridian.test.
 const BulkPassword = "password123"
+
+// bulkEmailDomain marks the users SeedBulk creates (.test is reserved: no
+// real mailbox has it).
+const bulkEmailDomain = "@bulk.meridian.test"
+
+// HasDemoUsers reports whether the demo users, whose passwords are
+// published, are in the database.
+func (s *Service) HasDemoUsers(ctx context.Context) (bool, error) {
+	var emails []string
+	for _, d := range demoUsers {
+		emails = append(emails, d.email)
+	}
+	var ok bool
+	err := s.db.GetContext(ctx, &ok, `SELECT EXISTS (SELECT 1 FROM users WHERE lower(email) = ANY($1))`, pq.Array(emails))
+	return ok, errs.Wrap(err, "demo users")
+}
+
+// CheckTestDatabase refuses a database that holds users neither SeedDemo
+// nor SeedBulk created: bulk users and the demo users share published
+// passwords, and load tests move their money around, so seed and bench work
+// only on a test database unless told otherwise (BulkOptions.Force, the
+// CLI's --force). Returns not_a_test_database.
+func (s *Service) CheckTestDatabase(ctx context.Context) error {
+	return checkTestDatabase(ctx, s.db)
+}
+
+func checkTestDatabase(ctx context.Context, q sqlx.QueryerContext) error {
+	demo := make([]string, len(demoUsers))
+	for i, d := range demoUsers {
+		demo[i] = strings.ToLower(d.email)
+	}
+	var n int64
+	if err := sqlx.GetContext(ctx, q, &n, `SELECT count(*) FROM users
+		WHERE NOT (lower(email) LIKE '%' || $1 OR lower(email) = ANY($2))`, bulkEmailDomain, pq.Array(demo)); err != nil {
+		return errs.Wrap(err, "count users")
+	}
+	if n > 0 {
+		return errs.E(errs.Conflict, "not_a_test_database", fmt.Sprintf(
+			"The database holds %d user(s) that neither the demo seed nor a bulk seed created; bulk data with published passwords goes only into a test database", n))
+	}
+	return nil
+}
 
 // Limits of one SeedBulk call.
 const (
@@ -198,11 +237,13 @@ const bulkBatch = 50_000
 // users exist already): the same Seed on an empty database gives the same
 // users, accounts, amounts and transfers.
 //
-// When the database role may (a superuser, as with the embedded cluster),
-// the transaction sets session_replication_role = replica, as pg_restore
-// --disable-triggers does: the foreign-key triggers, which would check ids
-// this function has just read, are skipped, which makes it about three
-// times faster. CHECK and UNIQUE constraints still hold.
+// Every trigger and constraint runs as for any other write (foreign keys,
+// the ledger totals of migrations/0006, which add one statement's rows at
+// once): nothing is switched off. Afterwards the caller may want to VACUUM
+// (ANALYZE) users, accounts and transactions as their owner.
+//
+// Unless o.Force, it refuses a database that is not a test database
+// (not_a_test_database, see CheckTestDatabase); invalid sizes are 400s.
 func (s *Service) SeedBulk(ctx context.Context, o BulkOptions) (BulkStats, error) {
 	start := time.Now()
 	if o.Users < 1 || o.Users > maxBulkUsers {
@@ -232,9 +273,10 @@ func (s *Service) SeedBulk(ctx context.Context, o BulkOptions) (BulkStats, error
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, seedLock+1); err != nil {
 			return errs.Wrap(err, "bulk lock")
 		}
-		replica, err := trySkipTriggers(ctx, tx)
-		if err != nil {
-			return err
+		if !o.Force {
+			if err := checkTestDatabase(ctx, tx); err != nil {
+				return err
+			}
 		}
 		var offset int64
 		if err := tx.GetContext(ctx, &offset, `SELECT count(*) FROM users WHERE email LIKE '%@bulk.meridian.test'`); err != nil {
@@ -273,15 +315,6 @@ func (s *Service) SeedBulk(ctx context.Context, o BulkOptions) (BulkStats, error
 		if _, err := tx.ExecContext(ctx, `ALTER TABLE bulk_acc ADD PRIMARY KEY (i); ANALYZE bulk_acc`); err != nil {
 			return errs.Wrap(err, "bulk index")
 		}
-		// The ledger totals (migrations/0002) are added once for all bulk rows
-		// below, instead of row by row by the trigger.
-		var lastID int64
-		if err := tx.GetContext(ctx, &lastID, `SELECT COALESCE(max(id), 0) FROM transactions`); err != nil {
-			return errs.Wrap(err, "bulk last id")
-		}
-		if _, err := tx.ExecContext(ctx, `SET LOCAL meridian.bulk_ledger = 'on'`); err != nil {
-			return errs.Wrap(err, "bulk totals off")
-		}
 		// Opening balance = what the account keeps plus all it sends, so the
 		// balance never dips below zero whatever order the rows have.
 		if _, err := tx.ExecContext(ctx, `
@@ -303,53 +336,12 @@ func (s *Service) SeedBulk(ctx context.Context, o BulkOptions) (BulkStats, error
 			ORDER BY x.created_at, x.n, v.o`, now); err != nil {
 			return errs.Wrap(err, "bulk transfer rows")
 		}
-		if _, err := tx.ExecContext(ctx, `
-			UPDATE ledger_totals l SET transactions = l.transactions + x.transactions, transfers = l.transfers + x.transfers,
-				sent = l.sent + x.sent, received = l.received + x.received, net = l.net + x.net
-			FROM (SELECT count(*) AS transactions,
-				count(*) FILTER (WHERE kind IN ('transfer', 'request') AND transaction_type = 'DEBIT') AS transfers,
-				COALESCE(sum(amount) FILTER (WHERE kind IN ('transfer', 'request') AND transaction_type = 'DEBIT'), 0) AS sent,
-				COALESCE(sum(amount) FILTER (WHERE kind IN ('transfer', 'request') AND transaction_type = 'CREDIT'), 0) AS received,
-				COALESCE(sum(CASE transaction_type WHEN 'CREDIT' THEN amount ELSE -amount END), 0) AS net
-				FROM transactions WHERE id > $1) x
-			WHERE l.shard = 0`, lastID); err != nil {
-			return errs.Wrap(err, "bulk totals")
-		}
-		if _, err := tx.ExecContext(ctx, `SET LOCAL meridian.bulk_ledger = 'off'`); err != nil {
-			return errs.Wrap(err, "bulk totals on")
-		}
-		if replica {
-			if _, err := tx.ExecContext(ctx, `SET LOCAL session_replication_role = origin`); err != nil {
-				return errs.Wrap(err, "bulk triggers on")
-			}
-		}
 		st.LedgerRows = st.Accounts + 2*st.Transfers
 		return audit(ctx, tx, CLIActor, AuditEntry{Action: "SEED_BULK", Table: "users",
 			Description: fmt.Sprintf("Seeded %d bulk users, %d accounts and %d transfers (seed %d)", st.Users, st.Accounts, st.Transfers, o.Seed)})
 	})
-	if err == nil {
-		// Fresh statistics and visibility maps, so the first queries on the
-		// loaded data use index-only scans instead of waiting for autovacuum.
-		if _, verr := s.db.ExecContext(ctx, `VACUUM (ANALYZE) users, accounts, transactions`); verr != nil {
-			err = errs.Wrap(verr, "vacuum after bulk load")
-		}
-	}
 	st.Elapsed = time.Since(start)
 	return st, err
-}
-
-// trySkipTriggers sets session_replication_role = replica for the rest of
-// tx when the role may, and reports whether it did.
-func trySkipTriggers(ctx context.Context, tx *sqlx.Tx) (bool, error) {
-	if _, err := tx.ExecContext(ctx, `SAVEPOINT bulk_replica`); err != nil {
-		return false, errs.Wrap(err, "savepoint")
-	}
-	if _, err := tx.ExecContext(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
-		_, rerr := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT bulk_replica`)
-		return false, errs.Wrap(rerr, "rollback to savepoint")
-	}
-	_, err := tx.ExecContext(ctx, `RELEASE SAVEPOINT bulk_replica`)
-	return true, errs.Wrap(err, "release savepoint")
 }
 
 // bulkUsersSQL makes users $1..$2 (their N) with credentials; names and join

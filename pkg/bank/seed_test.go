@@ -1,11 +1,11 @@
 package bank
 
 import (
-	"fmt"
-	neturl "net/url"
-	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"meridian/pkg/auth"
 
 	"meridian/pkg/db"
 	"meridian/pkg/errs"
@@ -227,52 +227,37 @@ func BenchmarkSeedBulk(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		// As meridian seed does after the load (as the tables' owner).
+		if err := db.VacuumAnalyze(ctx, s.db, "users", "accounts", "transactions"); err != nil {
+			b.Fatal(err)
+		}
 		b.ReportMetric(float64(st.LedgerRows), "ledger-rows")
 	}
 }
 
-// Without the right to skip triggers (not a superuser), SeedBulk still
-// works, with every foreign key checked.
-func TestSeedBulkWithoutSuperuser(t *testing.T) {
+// The seeds run as the runtime role, which may neither change a ledger row
+// nor switch a trigger off: the demo's history is dated as it is written,
+// and the bulk load keeps every foreign key and the ledger totals.
+func TestSeedsAsRuntimeRole(t *testing.T) {
 	t.Parallel()
-	url := testdb.URL(t)
-	role := fmt.Sprintf("bulk_tester_%d", os.Getpid())
-	setup, err := db.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
+	app, _ := testdb.NewAsApp(t)
+	tokens, _ := auth.NewTokens([]byte(strings.Repeat("s", 32)), time.Hour)
+	s := New(app, tokens, Settings{})
+	if created, err := s.SeedDemo(ctx); err != nil || !created {
+		t.Fatalf("SeedDemo as the runtime role: %v %v", created, err)
 	}
-	t.Cleanup(func() {
-		setup.Exec(`DROP OWNED BY ` + role)
-		setup.Exec(`DROP ROLE IF EXISTS ` + role)
-		setup.Close()
-	})
-	for _, q := range []string{
-		`DO $$ BEGIN CREATE ROLE ` + role + ` NOSUPERUSER NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
-		`GRANT ALL ON ALL TABLES IN SCHEMA public TO ` + role,
-		`GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ` + role,
-	} {
-		if _, err := setup.Exec(q); err != nil {
-			t.Fatal(err)
-		}
+	var months int
+	if err := s.db.Get(&months, `SELECT count(DISTINCT date_trunc('month', created_at)) FROM transactions`); err != nil || months < 4 {
+		t.Fatalf("the demo ledger spans %d months (%v), want its history spread out", months, err)
 	}
-	dsn := url + " options='-c role=" + role + "'"
-	if strings.Contains(url, "://") {
-		sep := "?"
-		if strings.Contains(url, "?") {
-			sep = "&"
-		}
-		dsn = url + sep + "options=" + neturl.QueryEscape("-c role="+role)
+	// The opening row is dated when the account was opened, each transfer's
+	// two rows share one date.
+	var odd int
+	s.db.Get(&odd, `SELECT count(*) FROM transactions t JOIN accounts a ON a.id = t.account_id
+		WHERE t.kind = 'opening' AND t.created_at <> a.created_at`)
+	if odd != 0 {
+		t.Fatalf("%d opening rows not dated with their account", odd)
 	}
-	conn, err := db.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	var super bool
-	if err := conn.Get(&super, `SELECT rolsuper FROM pg_roles WHERE rolname = current_user`); err != nil || super {
-		t.Fatalf("still a superuser (%v)", err)
-	}
-	s := New(conn, nil, Settings{})
 	st, err := s.SeedBulk(ctx, BulkOptions{Users: 50, AccountsPerUser: 2, TransfersPerUser: 3, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -281,4 +266,37 @@ func TestSeedBulkWithoutSuperuser(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 	wantLedgersBalanced(t, s)
+	var totals, scan int64
+	s.db.Get(&totals, `SELECT sum(transactions) FROM ledger_totals`)
+	s.db.Get(&scan, `SELECT count(*) FROM transactions`)
+	if totals != scan {
+		t.Fatalf("ledger totals count %d rows, the ledger has %d", totals, scan)
+	}
+}
+
+// Bulk users share a published password: SeedBulk refuses a database
+// holding users no seed created, unless forced; demo and bulk users do not
+// count against it.
+func TestSeedBulkRefusesARealDatabase(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	if _, err := s.SeedDemo(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SeedBulk(ctx, BulkOptions{Users: 3, Seed: 1}); err != nil {
+		t.Fatalf("bulk seed after the demo seed: %v", err)
+	}
+	if err := s.CheckTestDatabase(ctx); err != nil {
+		t.Fatalf("demo and bulk users only: %v", err)
+	}
+	newCustomer(t, s, "Real Person")
+	before := stateOf(t, s)
+	_, err := s.SeedBulk(ctx, BulkOptions{Users: 3, Seed: 2})
+	wantKind(t, err, errs.Conflict, "not_a_test_database")
+	wantKind(t, s.CheckTestDatabase(ctx), errs.Conflict, "not_a_test_database")
+	wantUnchanged(t, s, before)
+	st, err := s.SeedBulk(ctx, BulkOptions{Users: 3, Seed: 2, Force: true})
+	if err != nil || st.Users != 3 {
+		t.Fatalf("forced bulk seed: %+v %v", st, err)
+	}
 }

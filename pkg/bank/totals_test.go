@@ -67,3 +67,31 @@ func TestAdminSummaryMatchesLedgerScan(t *testing.T) {
 	}
 	check("after concurrent transfers and an adjustment")
 }
+
+// TestLedgerTotalsHaveNoBypass: migrations/0002 let a session skip the
+// ledger totals with meridian.bulk_ledger = 'on'; since 0006 no setting
+// does, for one row or a bulk INSERT ... SELECT.
+func TestLedgerTotalsHaveNoBypass(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	a := newCustomer(t, s, "Tom Totals")
+	acc := openAccount(t, s, a, "0.00")
+	tx := s.db.MustBegin()
+	defer tx.Rollback()
+	tx.MustExec(`SET LOCAL meridian.bulk_ledger = 'on'`)
+	tx.MustExec(`INSERT INTO transactions (account_id, user_id, transaction_type, kind, amount, from_account_id, to_account_id)
+		VALUES ($1, $2, 'CREDIT', 'adjustment', 5, $1, $1)`, acc.ID, a.UserID)
+	tx.MustExec(`INSERT INTO transactions (account_id, user_id, transaction_type, kind, amount, from_account_id, to_account_id)
+		SELECT $1, $2, 'CREDIT', 'adjustment', 1, $1, $1 FROM generate_series(1, 3)`, acc.ID, a.UserID)
+	var totals, rows int64
+	var net, sum string
+	if err := tx.QueryRow(`SELECT sum(transactions), sum(net)::text FROM ledger_totals`).Scan(&totals, &net); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.QueryRow(`SELECT count(*), sum(CASE transaction_type WHEN 'CREDIT' THEN amount ELSE -amount END)::text FROM transactions`).Scan(&rows, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if totals != rows || net != sum {
+		t.Fatalf("totals %d rows / net %s, ledger %d rows / %s", totals, net, rows, sum)
+	}
+}

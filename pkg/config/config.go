@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -17,18 +18,20 @@ import (
 
 // Config is the validated configuration of every command.
 type Config struct {
-	Addr            string        // listen address of serve
-	DatabaseURL     string        // empty: the embedded cluster in DataDir/postgres
-	DataDir         string        // embedded cluster, generated JWT secret
-	JWTSecret       string        // empty: generated once into DataDir/jwt_secret
-	TokenTTL        time.Duration // lifetime of a sign-in token
-	RequestsTTL     time.Duration // a PENDING money request expires after this
-	ExpiryInterval  time.Duration // how often serve looks for expired requests
-	MaxAmount       money.Amount  // the largest amount accepted in one operation
-	LogLevel        string        // debug, info, warn, error
-	LogFormat       string        // text or json
-	DemoSeed        bool          // seed demo data on the first start of an empty database
-	LookupPerMinute int           // account-number lookups a user may make per minute
+	Addr             string        // listen address of serve
+	DatabaseURL      string        // empty: the embedded cluster in DataDir/postgres
+	DatabaseOwnerURL string        // migrations connect with it when set; else DatabaseURL
+	DatabaseAppRole  string        // the runtime role migrate up grants to (database_url only)
+	DataDir          string        // embedded cluster, generated JWT secret
+	JWTSecret        string        // empty: generated once into DataDir/jwt_secret
+	TokenTTL         time.Duration // lifetime of a sign-in token
+	RequestsTTL      time.Duration // a PENDING money request expires after this
+	ExpiryInterval   time.Duration // how often serve looks for expired requests
+	MaxAmount        money.Amount  // the largest amount accepted in one operation
+	LogLevel         string        // debug, info, warn, error
+	LogFormat        string        // text or json
+	DemoSeed         bool          // seed demo data (published passwords) on the first start of an empty database
+	LookupPerMinute  int           // account-number lookups a user may make per minute
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// (the sign-in limit per address); empty: the TCP peer is the client.
 	TrustedProxies []netip.Prefix
@@ -41,6 +44,8 @@ type Config struct {
 var Keys = []struct{ Name, Default, Usage string }{
 	{"addr", ":8080", "address to listen on"},
 	{"database_url", "", "PostgreSQL URL; empty runs the embedded cluster in <data_dir>/postgres"},
+	{"database_owner_url", "", "PostgreSQL URL of the role that owns the schema, for migrations; empty: database_url"},
+	{"database_app_role", "meridian_app", "the role database_url signs in as; migrate up grants it the runtime privileges"},
 	{"data_dir", "data", "directory for the embedded database and the generated JWT secret"},
 	{"jwt_secret", "", "HS256 secret for tokens (at least 32 characters); empty: generated once into <data_dir>/jwt_secret"},
 	{"token_ttl", "24h", "lifetime of a sign-in token"},
@@ -49,7 +54,7 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"max_amount", "1000000000.00", "the largest amount accepted in one operation"},
 	{"log_level", "info", "debug, info, warn or error"},
 	{"log_format", "text", "text or json"},
-	{"demo_seed", "true", "seed demo data when serve starts on an empty database"},
+	{"demo_seed", "auto", "seed demo data (published passwords) when serve starts on an empty database; auto: true on the embedded database, false with database_url"},
 	{"lookup_per_minute", "30", "account-number lookups allowed per user per minute"},
 	{"trusted_proxies", "", "comma-separated IPs or CIDRs of proxies whose X-Forwarded-For is believed"},
 	{"max_password_checks", "0", "password checks (bcrypt) running at once; 0: the number of cores"},
@@ -69,8 +74,19 @@ func Load(get func(key string) string) (Config, error) {
 		return c, bad("addr", `a listen address like ":8080" or "127.0.0.1:8080"`)
 	}
 	c.DatabaseURL = strings.TrimSpace(get("database_url"))
-	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") && !strings.Contains(c.DatabaseURL, "=") {
+	if c.DatabaseURL != "" && !isPostgresURL(c.DatabaseURL) {
 		return c, bad("database_url", "a PostgreSQL URL like postgres://user:pass@host:5432/db")
+	}
+	c.DatabaseOwnerURL = strings.TrimSpace(get("database_owner_url"))
+	if c.DatabaseOwnerURL != "" && !isPostgresURL(c.DatabaseOwnerURL) {
+		return c, bad("database_owner_url", "a PostgreSQL URL like postgres://owner:pass@host:5432/db")
+	}
+	if c.DatabaseOwnerURL != "" && c.DatabaseURL == "" {
+		return c, fmt.Errorf("invalid configuration: database_owner_url needs database_url (the embedded database manages its own roles)")
+	}
+	c.DatabaseAppRole = strings.TrimSpace(get("database_app_role"))
+	if !roleName.MatchString(c.DatabaseAppRole) {
+		return c, bad("database_app_role", "a PostgreSQL role name of letters, digits and underscores")
 	}
 	c.DataDir = strings.TrimSpace(get("data_dir"))
 	if c.DataDir == "" {
@@ -105,9 +121,16 @@ func Load(get func(key string) string) (Config, error) {
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return c, bad("log_format", "text or json")
 	}
-	c.DemoSeed, err = strconv.ParseBool(strings.TrimSpace(get("demo_seed")))
-	if err != nil {
-		return c, bad("demo_seed", "true or false")
+	// Demo users have published passwords: by default they are seeded only
+	// into the embedded database, never into one named by database_url.
+	switch v := strings.ToLower(strings.TrimSpace(get("demo_seed"))); v {
+	case "auto", "":
+		c.DemoSeed = c.DatabaseURL == ""
+	default:
+		c.DemoSeed, err = strconv.ParseBool(v)
+		if err != nil {
+			return c, bad("demo_seed", "true, false or auto")
+		}
 	}
 	c.LookupPerMinute, err = strconv.Atoi(strings.TrimSpace(get("lookup_per_minute")))
 	if err != nil || c.LookupPerMinute < 1 {
@@ -155,6 +178,14 @@ func parsePrefixes(v string) ([]netip.Prefix, error) {
 		out = append(out, netip.PrefixFrom(a, a.BitLen()))
 	}
 	return out, nil
+}
+
+// roleName is what database_app_role accepts: a plain, unquoted identifier.
+var roleName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
+
+// isPostgresURL reports whether s looks like a lib/pq connection string.
+func isPostgresURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") || strings.Contains(s, "=")
 }
 
 // Defaults returns the configuration with every key at its default.

@@ -32,6 +32,7 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"expiry_interval":     "1ns",
 		"trusted_proxies":     "10.0.0.1, proxy.internal",
 		"max_password_checks": "-1",
+		"database_app_role":   "app; DROP ROLE x",
 	}
 	for key, val := range cases {
 		vals := map[string]string{}
@@ -72,5 +73,56 @@ func TestSignInKeys(t *testing.T) {
 	vals["max_password_checks"] = ""
 	if c, err = Load(func(k string) string { return vals[k] }); err != nil || c.MaxPasswordChecks != runtime.NumCPU() {
 		t.Fatalf("empty max_password_checks: %d %v", c.MaxPasswordChecks, err)
+	}
+}
+
+func load(t *testing.T, set map[string]string) (Config, error) {
+	t.Helper()
+	vals := map[string]string{}
+	for _, k := range Keys {
+		vals[k.Name] = k.Default
+	}
+	for k, v := range set {
+		vals[k] = v
+	}
+	return Load(func(k string) string { return vals[k] })
+}
+
+// Demo data has published passwords: by default it goes only into the
+// embedded database; with database_url it needs demo_seed=true.
+func TestDemoSeedDefaultsByDatabase(t *testing.T) {
+	ext := "postgres://app@db:5432/meridian"
+	cases := []struct {
+		set  map[string]string
+		want bool
+	}{
+		{map[string]string{}, true},
+		{map[string]string{"database_url": ext}, false},
+		{map[string]string{"database_url": ext, "demo_seed": "auto"}, false},
+		{map[string]string{"database_url": ext, "demo_seed": "true"}, true},
+		{map[string]string{"demo_seed": "false"}, false},
+		{map[string]string{"demo_seed": "AUTO"}, true},
+	}
+	for _, c := range cases {
+		cfg, err := load(t, c.set)
+		if err != nil {
+			t.Fatalf("%v: %v", c.set, err)
+		}
+		if cfg.DemoSeed != c.want {
+			t.Errorf("%v: DemoSeed = %v, want %v", c.set, cfg.DemoSeed, c.want)
+		}
+	}
+}
+
+func TestDatabaseRoleKeys(t *testing.T) {
+	cfg, err := load(t, map[string]string{"database_url": "postgres://app@db/m", "database_owner_url": "postgres://owner@db/m"})
+	if err != nil || cfg.DatabaseOwnerURL != "postgres://owner@db/m" || cfg.DatabaseAppRole != "meridian_app" {
+		t.Fatalf("%+v %v", cfg, err)
+	}
+	if _, err := load(t, map[string]string{"database_owner_url": "postgres://owner@db/m"}); err == nil || !strings.Contains(err.Error(), "database_owner_url") {
+		t.Fatalf("owner URL without database_url: %v", err)
+	}
+	if _, err := load(t, map[string]string{"database_url": "postgres://app@db/m", "database_owner_url": "mysql:x"}); err == nil || !strings.Contains(err.Error(), "database_owner_url") {
+		t.Fatalf("bad owner URL: %v", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	_ "github.com/lib/pq" // the PostgreSQL driver
+	"github.com/lib/pq" // the PostgreSQL driver
 )
 
 // Open connects to PostgreSQL with a pool sized for a 2-core server and a
@@ -66,4 +66,18 @@ func withUTC(dsn string) string {
 		}
 	}
 	return dsn
+}
+
+// VacuumAnalyze refreshes the statistics and visibility maps of tables
+// after a bulk load, so the first queries on the new rows use index-only
+// scans instead of waiting for autovacuum. Only the tables' owner may: run
+// it on the owner's connection (for another role PostgreSQL skips each
+// table with a warning).
+func VacuumAnalyze(ctx context.Context, db *sqlx.DB, tables ...string) error {
+	quoted := make([]string, len(tables))
+	for i, t := range tables {
+		quoted[i] = pq.QuoteIdentifier(t)
+	}
+	_, err := db.ExecContext(ctx, `VACUUM (ANALYZE) `+strings.Join(quoted, ", "))
+	return err
 }

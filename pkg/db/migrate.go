@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -98,9 +99,17 @@ func withLock(ctx context.Context, db *sqlx.DB, fn func(conn *sql.Conn) error) e
 		return err
 	}
 	defer conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, migrationLock)
-	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+	// Only create the table when it is missing: the runtime role, which may
+	// not create tables, still checks the schema through here.
+	var exists bool
+	if err := conn.QueryRowContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&exists); err != nil {
 		return err
+	}
+	if !exists {
+		if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+			return err
+		}
 	}
 	return fn(conn)
 }
@@ -177,8 +186,27 @@ func Up(ctx context.Context, db *sqlx.DB, n int) ([]int, error) {
 	return done, err
 }
 
+// AuditLogMigration is the migration that creates the audit log (and the
+// ledger). Rolling it back deletes both.
+const AuditLogMigration = 1
+
+// ErrDestroysData refuses a roll-back that would drop the audit log.
+var ErrDestroysData = errors.New("rolling back migration 0001 would delete the audit log and the ledger")
+
 // Down rolls back the n newest applied migrations and returns their versions.
+// It refuses, rolling back nothing, when that would include
+// AuditLogMigration (ErrDestroysData); DownDestroyingData does not.
 func Down(ctx context.Context, db *sqlx.DB, n int) ([]int, error) {
+	return down(ctx, db, n, false)
+}
+
+// DownDestroyingData is Down that may also roll back AuditLogMigration,
+// deleting the audit log and the ledger: for test and development databases.
+func DownDestroyingData(ctx context.Context, db *sqlx.DB, n int) ([]int, error) {
+	return down(ctx, db, n, true)
+}
+
+func down(ctx context.Context, db *sqlx.DB, n int, destroyData bool) ([]int, error) {
 	all, err := Migrations()
 	if err != nil {
 		return nil, err
@@ -189,14 +217,22 @@ func Down(ctx context.Context, db *sqlx.DB, n int) ([]int, error) {
 		if err != nil {
 			return err
 		}
-		for i := len(all) - 1; i >= 0 && len(done) < n; i-- {
-			if _, ok := have[all[i].Version]; !ok {
-				continue
+		var plan []Migration
+		for i := len(all) - 1; i >= 0 && len(plan) < n; i-- {
+			if _, ok := have[all[i].Version]; ok {
+				plan = append(plan, all[i])
 			}
-			if err := step(ctx, conn, all[i], false); err != nil {
+		}
+		for _, m := range plan {
+			if m.Version <= AuditLogMigration && !destroyData {
+				return ErrDestroysData
+			}
+		}
+		for _, m := range plan {
+			if err := step(ctx, conn, m, false); err != nil {
 				return err
 			}
-			done = append(done, all[i].Version)
+			done = append(done, m.Version)
 		}
 		return nil
 	})

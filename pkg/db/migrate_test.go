@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"meridian/pkg/db"
@@ -36,7 +37,7 @@ func TestUpDownUp(t *testing.T) {
 	if full < 10 {
 		t.Fatalf("only %d tables after up", full)
 	}
-	down, err := db.Down(ctx, conn, len(all)+5)
+	down, err := db.DownDestroyingData(ctx, conn, len(all)+5)
 	if err != nil || len(down) != len(all) {
 		t.Fatalf("down: %v %v", down, err)
 	}
@@ -74,7 +75,7 @@ func TestConcurrentUp(t *testing.T) {
 	ctx := context.Background()
 	conn := testdb.New(t)
 	all, _ := db.Migrations()
-	if _, err := db.Down(ctx, conn, len(all)); err != nil {
+	if _, err := db.DownDestroyingData(ctx, conn, len(all)); err != nil {
 		t.Fatal(err)
 	}
 	errs := make(chan error, 4)
@@ -88,5 +89,38 @@ func TestConcurrentUp(t *testing.T) {
 	}
 	if ok, _ := db.Current(ctx, conn); !ok {
 		t.Fatal("not current")
+	}
+}
+
+// TestDownKeepsTheAuditLog: rolling back the migration that creates the
+// audit log is refused, and nothing is rolled back, unless data may be
+// destroyed; newer migrations roll back as before.
+func TestDownKeepsTheAuditLog(t *testing.T) {
+	ctx := context.Background()
+	conn := testdb.New(t)
+	all, _ := db.Migrations()
+	if _, err := conn.Exec(`INSERT INTO audit_log (action_type, table_name, description) VALUES ('TEST', 'users', 'kept')`); err != nil {
+		t.Fatal(err)
+	}
+	done, err := db.Down(ctx, conn, len(all))
+	if !errors.Is(err, db.ErrDestroysData) || len(done) != 0 {
+		t.Fatalf("down past 0001: %v %v", done, err)
+	}
+	if ok, _ := db.Current(ctx, conn); !ok {
+		t.Fatal("a refused roll-back rolled something back")
+	}
+	done, err = db.Down(ctx, conn, len(all)-1)
+	if err != nil || len(done) != len(all)-1 {
+		t.Fatalf("down to 0001: %v %v", done, err)
+	}
+	var n int
+	if err := conn.Get(&n, `SELECT count(*) FROM audit_log`); err != nil || n != 1 {
+		t.Fatalf("audit log after down to 0001: %d %v", n, err)
+	}
+	if _, err := db.Down(ctx, conn, 1); !errors.Is(err, db.ErrDestroysData) {
+		t.Fatalf("down of 0001: %v", err)
+	}
+	if done, err := db.DownDestroyingData(ctx, conn, 1); err != nil || len(done) != 1 || done[0] != db.AuditLogMigration {
+		t.Fatalf("down of 0001 destroying data: %v %v", done, err)
 	}
 }

@@ -7,8 +7,16 @@
 // `meridian serve`) already runs for the same data dir.
 //
 // Besides DataDir/postgres and DataDir/run, the package keeps the server's
-// output in DataDir/postgres.log and serializes concurrent Starts with a lock
-// on DataDir/pgembed.lock.
+// output in DataDir/postgres.log and serializes concurrent Starts and Stops
+// with a lock on DataDir/pgembed.lock.
+//
+// Every Cluster a Start returns, owned or attached, holds a reference: a
+// file in DataDir/clients locked with flock for as long as the Cluster is in
+// use. Stop releases it, and the last Cluster to stop, in whichever process,
+// stops the server. So no command's exit takes the server away from another
+// command that still uses it; a process that dies without stopping leaves
+// no reference behind (the kernel drops its locks), and the next command to
+// attach and stop then stops the server.
 //
 // initdb and postgres refuse to run as root. When Meridian runs as root, they
 // run as the user "postgres" (or "nobody"), which then owns DataDir/postgres
@@ -86,6 +94,20 @@ type Options struct {
 	// StartTimeout bounds the wait for the server to accept connections.
 	// Default 60s.
 	StartTimeout time.Duration
+
+	// DieWithProcess makes a server this process starts get SIGINT from the
+	// kernel when the process dies (Linux). Only for a cluster no other
+	// process attaches to, as the tests' (pkg/testdb): a shared server must
+	// outlive the process that happened to start it.
+	DieWithProcess bool
+
+	// OwnerRole and AppRole, when set, are created (LOGIN, no superuser,
+	// connecting over the socket like the superuser) and kept plain: OwnerRole
+	// owns Database and every object in its public schema (objects another
+	// role owns, as in clusters made before the roles existed, are given to
+	// it); AppRole is the runtime role, which owns nothing. OwnerURL and
+	// AppURL connect as them.
+	OwnerRole, AppRole string
 }
 
 // Cluster is a running PostgreSQL server for one data dir, either started by
@@ -100,6 +122,10 @@ type Cluster struct {
 
 	pid   int
 	owned bool
+
+	ownerRole, appRole string
+
+	ref *os.File // our reference in DataDir/clients, locked; nil once stopped
 
 	// Set only when owned.
 	proc    *os.Process
@@ -139,6 +165,8 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		logPath:   filepath.Join(dataDir, "postgres.log"),
 		database:  o.Database,
 		logger:    o.Logger,
+		ownerRole: o.OwnerRole,
+		appRole:   o.AppRole,
 	}
 
 	// Check everything that needs no side effects first.
@@ -193,9 +221,21 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if err := c.attachOrStart(ctx, binDir, env, owner, logFile, o); err != nil {
 		return nil, err
 	}
-	if err := c.ensureDatabase(ctx, o.Database); err != nil {
-		c.Stop()
+	// From here on a failure must not stop a server other processes use.
+	fail := func(err error) (*Cluster, error) {
+		c.releaseLocked()
 		return nil, err
+	}
+	if err := c.takeRef(); err != nil {
+		return fail(err)
+	}
+	if err := c.ensureDatabase(ctx, o.Database); err != nil {
+		return fail(err)
+	}
+	if o.OwnerRole != "" || o.AppRole != "" {
+		if err := c.ensureRoles(ctx); err != nil {
+			return fail(err)
+		}
 	}
 	return c, nil
 }
@@ -207,11 +247,22 @@ func (c *Cluster) URL() string {
 
 // URLFor returns the lib/pq connection string for the given database.
 func (c *Cluster) URLFor(database string) string {
-	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable",
-		quoteConnValue(c.socketDir), port, superuser, quoteConnValue(database))
+	return c.urlAs(superuser, database)
 }
 
-// Owned reports whether this process started the server (and Stop stops it).
+// OwnerURL connects to Options.Database as Options.OwnerRole, the owner of
+// the schema: for migrations.
+func (c *Cluster) OwnerURL() string { return c.urlAs(c.ownerRole, c.database) }
+
+// AppURL connects to Options.Database as Options.AppRole, the runtime role.
+func (c *Cluster) AppURL() string { return c.urlAs(c.appRole, c.database) }
+
+func (c *Cluster) urlAs(role, database string) string {
+	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable",
+		quoteConnValue(c.socketDir), port, quoteConnValue(role), quoteConnValue(database))
+}
+
+// Owned reports whether this process started the server.
 func (c *Cluster) Owned() bool {
 	return c.owned
 }
@@ -231,19 +282,19 @@ func (c *Cluster) SocketDir() string {
 	return c.socketDir
 }
 
-// Stop shuts the server down if this process started it: a fast shutdown
-// (SIGINT), then an immediate one (SIGQUIT) if the server has not exited after
-// 30 seconds. For an attached cluster it does nothing. Stop is idempotent.
+// Stop releases this Cluster's reference. When it was the last one (no other
+// Cluster, in this process or another, still uses the server), it shuts the
+// server down, whoever started it: a fast shutdown (SIGINT), then an
+// immediate one (SIGQUIT) if the server has not exited after 30 seconds.
+// Stop is idempotent.
 func (c *Cluster) Stop() error {
-	if !c.owned {
-		return nil
-	}
 	c.stopOnce.Do(func() {
-		c.stopErr = c.stop()
+		c.stopErr = c.release()
 	})
 	return c.stopErr
 }
 
+// stop stops the server this process started (c.proc).
 func (c *Cluster) stop() error {
 	select {
 	case <-c.exited:
@@ -334,7 +385,7 @@ func (c *Cluster) initdb(ctx context.Context, binDir string, env []string, owner
 	cmd.Env = env
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
-	cmd.SysProcAttr = sysProcAttr(owner)
+	cmd.SysProcAttr = sysProcAttr(owner, true)
 	if err := cmd.Run(); err != nil {
 		os.RemoveAll(tmp)
 		if ctx.Err() != nil {
@@ -379,7 +430,7 @@ func (c *Cluster) attachOrStart(ctx context.Context, binDir string, env []string
 			continue
 		}
 
-		err = c.startServer(ctx, binDir, env, owner, logFile, o.Fast, deadline)
+		err = c.startServer(ctx, binDir, env, owner, logFile, o.Fast, o.DieWithProcess, deadline)
 		if !errors.Is(err, errRetry) {
 			return err
 		}
@@ -400,7 +451,7 @@ func (c *Cluster) attachOrStart(ctx context.Context, binDir string, env []string
 var errRetry = errors.New("retry")
 
 // startServer starts postgres and waits until it accepts connections.
-func (c *Cluster) startServer(ctx context.Context, binDir string, env []string, owner *runUser, logFile *os.File, fast bool, deadline time.Time) error {
+func (c *Cluster) startServer(ctx context.Context, binDir string, env []string, owner *runUser, logFile *os.File, fast, dieWithParent bool, deadline time.Time) error {
 	args := []string{
 		"-D", c.pgData,
 		"-k", c.socketDir,
@@ -424,7 +475,7 @@ func (c *Cluster) startServer(ctx context.Context, binDir string, env []string, 
 	cmd.Env = env
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
-	cmd.SysProcAttr = sysProcAttr(owner)
+	cmd.SysProcAttr = sysProcAttr(owner, dieWithParent)
 
 	c.logger.Info("Starting PostgreSQL", slog.String("pgdata", c.pgData), slog.String("socket_dir", c.socketDir))
 	if err := cmd.Start(); err != nil {

@@ -6,12 +6,17 @@
 // A package using it declares:
 //
 //	func TestMain(m *testing.M) { testdb.Main(m) }
+//
+// Tests connect as the server's superuser by default. The template carries
+// the runtime privileges of AppRole (pkg/db GrantRuntime), so AppURL and
+// NewAsApp connect to a test database as the runtime role serve uses.
 package testdb
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -34,6 +39,11 @@ var (
 	template string
 	counter  atomic.Int64
 )
+
+// AppRole is the runtime role of the test databases (LOGIN, no superuser,
+// with the grants of pkg/db GrantRuntime); its password is its name, for a
+// TEST_DATABASE_URL server that asks for one.
+const AppRole = "meridian_test_app"
 
 // Main runs the package's tests, then stops the embedded cluster and removes it.
 func Main(m *testing.M) {
@@ -65,7 +75,7 @@ func setup() error {
 		if err := os.Chmod(tmpDir, 0o755); err != nil {
 			return err
 		}
-		cluster, err = pgembed.Start(ctx, pgembed.Options{DataDir: tmpDir, Database: "postgres", Fast: true, Logger: slog.New(slog.DiscardHandler)})
+		cluster, err = pgembed.Start(ctx, pgembed.Options{DataDir: tmpDir, Database: "postgres", Fast: true, DieWithProcess: true, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			return fmt.Errorf("starting the test PostgreSQL: %w", err)
 		}
@@ -92,7 +102,50 @@ func setup() error {
 	if _, err := db.Up(ctx, tdb, 0); err != nil {
 		return fmt.Errorf("migrating the template: %w", err)
 	}
+	// The role is cluster-wide; test processes sharing a TEST_DATABASE_URL
+	// server may create it at the same moment.
+	if _, err := admin.Exec(`DO $$ BEGIN
+		CREATE ROLE ` + AppRole + ` LOGIN NOSUPERUSER NOBYPASSRLS PASSWORD '` + AppRole + `';
+	EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`); err != nil {
+		return fmt.Errorf("creating the runtime role: %w", err)
+	}
+	if err := db.GrantRuntime(ctx, tdb, AppRole); err != nil {
+		return fmt.Errorf("granting the runtime role: %w", err)
+	}
 	return nil
+}
+
+// AppURL returns the connection string of the same database as dsn, signed
+// in as AppRole.
+func AppURL(dsn string) string {
+	if strings.Contains(dsn, "://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return dsn
+		}
+		u.User = url.UserPassword(AppRole, AppRole)
+		return u.String()
+	}
+	var parts []string
+	for _, p := range strings.Fields(dsn) {
+		if !strings.HasPrefix(p, "user=") && !strings.HasPrefix(p, "password=") {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(append(parts, "user="+AppRole, "password="+AppRole), " ")
+}
+
+// NewAsApp creates a fresh, migrated database for this test and returns a
+// pool on it signed in as the runtime role AppRole, and its superuser URL.
+func NewAsApp(t testing.TB) (*sqlx.DB, string) {
+	t.Helper()
+	u := URL(t)
+	conn, err := db.Open(context.Background(), AppURL(u))
+	if err != nil {
+		t.Fatalf("opening test database as %s: %v", AppRole, err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn, u
 }
 
 // replaceDB swaps the database name in a URL or key=value connection string.

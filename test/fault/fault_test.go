@@ -7,9 +7,10 @@
 // background. During the load it
 //
 //	(a) kills serve with SIGKILL and starts a new one on the same data dir.
-//	    The embedded PostgreSQL that serve had started gets SIGINT from the
-//	    kernel (Pdeathsig) and shuts down; the new serve waits for it and
-//	    starts it again (or attaches, if PostgreSQL was not serve's child);
+//	    The embedded PostgreSQL that serve had started keeps running (it is
+//	    shared by every command on the data dir, and a killed serve leaves
+//	    no reference to it behind); the new serve attaches to it, and stops
+//	    it when it exits as its last user;
 //	(b) restarts PostgreSQL under the running serve with
 //	    `pg_ctl -m immediate restart` (as the cluster's owner): a crash and
 //	    WAL recovery; serve's pool and LISTEN connection must reconnect.
