@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -78,7 +79,15 @@ func (a *app) open(ctx context.Context, migrate bool) (*env, error) {
 }
 
 // close releases the pool and stops the cluster if this process started it.
+// What the command wrote is sealed first, so live followers see it at once.
 func (e *env) close() {
+	if e.svc != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := e.svc.SealPending(ctx); err != nil {
+			e.log.Debug("sealing events", "err", err)
+		}
+		cancel()
+	}
 	if e.db != nil {
 		e.db.Close()
 	}

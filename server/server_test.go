@@ -36,7 +36,7 @@ func newEnv(t *testing.T) *testEnv {
 	url := testdb.URL(t)
 	e := &testEnv{t: t, url: url}
 	e.svc = newService(t, url)
-	e.srv = New(e.svc, NewHub(quiet), Options{Logger: quiet, Version: "test"})
+	e.srv = New(e.svc, NewHub(e.svc, quiet), Options{Logger: quiet, Version: "test"})
 	return e
 }
 

@@ -39,6 +39,7 @@ type Service struct {
 	settings Settings
 	now      func() time.Time
 	lookups  *RateLimiter
+	sealPoke chan struct{} // a commit happened: RunSealer seals (events.go)
 }
 
 // New returns a Service over db.
@@ -53,7 +54,7 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 		s.LookupPerMinute = 30
 	}
 	return &Service{db: db, tokens: tokens, settings: s, now: time.Now,
-		lookups: NewRateLimiter(s.LookupPerMinute, time.Minute)}
+		lookups: NewRateLimiter(s.LookupPerMinute, time.Minute), sealPoke: make(chan struct{}, 1)}
 }
 
 // DB exposes the pool (for health checks and the WebSocket listener).
@@ -137,6 +138,7 @@ func (s *Service) tryTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return errs.Wrap(err, "commit")
 	}
+	s.pokeSealer() // after the commit, in memory only: the sealer numbers the new rows
 	return nil
 }
 
@@ -188,9 +190,9 @@ func audit(ctx context.Context, tx sqlx.ExtContext, a Actor, e AuditEntry) error
 	return errs.Wrap(err, "audit %s", e.Action)
 }
 
-// notify stores a notification for userID inside tx. The database announces
-// it at commit (trigger notifications_announce) and every serve instance
-// pushes it to that user's open WebSockets.
+// notify stores a notification for userID inside tx. Once it has committed,
+// the sealer adds it to the notification feed (events.go) and every serve
+// instance pushes it to that user's open WebSockets.
 func notify(ctx context.Context, tx sqlx.ExtContext, userID int64, message string) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO notifications (user_id, message) VALUES ($1, $2)`, userID, message)
 	return errs.Wrap(err, "notify")
