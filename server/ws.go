@@ -20,7 +20,7 @@ import (
 )
 
 const (
-	wsSendBuffer   = 64               // pushes queued for one connection before it counts as too slow
+	wsSendBuffer   = 256              // pushes queued for one connection before it counts as too slow (room for a catch-up burst)
 	wsWriteTimeout = 10 * time.Second // a write that takes longer drops the connection
 	wsPingEvery    = 25 * time.Second
 	wsPongWait     = 60 * time.Second
