@@ -94,8 +94,10 @@ RETURNS bytea LANGUAGE sql STABLE PARALLEL SAFE AS $$
 $$;
 
 -- event_seal seals every committed audit and notification row not sealed yet
--- and returns the newest seq of each. Run it in its own transaction at READ
--- COMMITTED (autocommit: SELECT * FROM event_seal()).
+-- and returns the newest seq of each, and the notifications it sealed (JSON,
+-- so the process that sealed them can push them without reading them back).
+-- Run it in its own transaction at READ COMMITTED (autocommit: SELECT * FROM
+-- event_seal()).
 --
 -- Why this is commit order: seals run one at a time (the advisory lock, held
 -- until commit), and each seal reads the rows visible in one snapshot. A row
@@ -114,8 +116,18 @@ $$;
 -- snapshot, so its rows were sealed then, or earlier.
 --
 -- SECURITY DEFINER: the role serve runs as needs no right to write the chain.
-CREATE FUNCTION event_seal(OUT notif_seq bigint, OUT audit_seq bigint)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+-- The planner settings keep each seal's cost to the rows it seals, whatever
+-- the statistics say (a fresh txid column has none): the rows come from the
+-- txid index, and each is looked up in the chain by key, never by hashing or
+-- scanning the whole chain.
+CREATE FUNCTION event_seal(OUT notif_seq bigint, OUT audit_seq bigint, OUT sealed_notifications json)
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, public
+SET plan_cache_mode = force_custom_plan
+SET enable_seqscan = off
+SET enable_hashjoin = off
+SET enable_mergejoin = off
+AS $$
 DECLARE
     st      event_sealer;
     horizon xid8;
@@ -164,6 +176,10 @@ BEGIN
     IF ids IS NOT NULL THEN
         INSERT INTO notification_feed (seq, notification_id)
         SELECT st.notif_seq + u.o, u.id FROM unnest(ids) WITH ORDINALITY AS u(id, o);
+        SELECT json_agg(json_build_object('seq', st.notif_seq + u.o, 'id', x.id, 'user_id', x.user_id,
+                'message', x.message, 'created_at', x.created_at) ORDER BY u.o)
+          INTO sealed_notifications
+          FROM unnest(ids) WITH ORDINALITY AS u(id, o) JOIN notifications x ON x.id = u.id;
     END IF;
     UPDATE event_sealer SET notif_horizon = greatest(st.notif_horizon, horizon), notif_seq = event_seal.notif_seq,
         sealed_at = now() WHERE id = 1;

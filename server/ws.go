@@ -160,11 +160,35 @@ func (h *Hub) Listen(ctx context.Context, dsn string) error {
 					h.catchUp(ctx)
 				}
 			}
+		case batch := <-h.svc.SealedHere():
+			h.pushSealed(ctx, batch)
 		case <-poll.C:
 			h.catchUp(ctx)
 		case <-ping.C:
 			go l.Ping()
 		}
+	}
+}
+
+// pushSealed pushes a batch this process sealed. It continues the feed when
+// it starts right after lastSeq; one already pushed is skipped; after a gap
+// (another instance sealed in between) the feed is read from lastSeq.
+func (h *Hub) pushSealed(ctx context.Context, batch []bank.FeedNotification) {
+	switch {
+	case len(batch) == 0 || batch[len(batch)-1].Seq <= h.lastSeq:
+	case batch[0].Seq == h.lastSeq+1:
+		h.push(batch)
+	default:
+		h.catchUp(ctx)
+	}
+}
+
+// push sends each notification to its user's connections and advances lastSeq.
+func (h *Hub) push(rows []bank.FeedNotification) {
+	for _, r := range rows {
+		msg, _ := json.Marshal(Push{ID: r.ID, Message: r.Message, UserID: r.UserID, CreatedAt: r.CreatedAt.UTC()})
+		h.Publish(r.UserID, msg)
+		h.lastSeq = r.Seq
 	}
 }
 
@@ -178,11 +202,7 @@ func (h *Hub) catchUp(ctx context.Context) {
 			}
 			return
 		}
-		for _, r := range rows {
-			msg, _ := json.Marshal(Push{ID: r.ID, Message: r.Message, UserID: r.UserID, CreatedAt: r.CreatedAt.UTC()})
-			h.Publish(r.UserID, msg)
-			h.lastSeq = r.Seq
-		}
+		h.push(rows)
 		if len(rows) < wsFeedBatch {
 			return
 		}

@@ -447,6 +447,39 @@ func TestHubResyncAfterListenerReconnect(t *testing.T) {
 	}
 }
 
+// A batch sealed by this process is pushed at once when it continues the
+// feed, skipped when already pushed, and read from the feed after a gap.
+func TestHubPushSealed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	h := e.srv.hub
+	a := e.customer("Gus Gap")
+	cl := &wsClient{userID: a.ID, send: make(chan []byte, 100), done: make(chan struct{})}
+	h.add(cl, 0)
+	for i := 0; i < 3; i++ {
+		e.svc.DB().MustExec(`INSERT INTO notifications (user_id, message) VALUES ($1, $2)`, a.ID, fmt.Sprintf("n%d", i))
+	}
+	sealed, err := e.svc.Seal(ctxBG)
+	if err != nil || len(sealed.Notifications) != 3 {
+		t.Fatalf("seal: %+v %v", sealed, err)
+	}
+	n := sealed.Notifications
+	h.lastSeq = n[0].Seq - 1
+	h.pushSealed(ctxBG, n[:1]) // continues the feed: pushed from the batch
+	h.pushSealed(ctxBG, n[:1]) // already pushed: skipped
+	h.pushSealed(ctxBG, n[2:]) // after a gap: the feed is read, n[1] then n[2]
+	h.pushSealed(ctxBG, n[1:]) // all pushed: skipped
+	var got []string
+	for len(cl.send) > 0 {
+		var p Push
+		json.Unmarshal(<-cl.send, &p)
+		got = append(got, p.Message)
+	}
+	if strings.Join(got, " ") != "n0 n1 n2" || h.lastSeq != n[2].Seq {
+		t.Fatalf("pushed %v, lastSeq %d", got, h.lastSeq)
+	}
+}
+
 func readPushMsg(t *testing.T, msg []byte, want string) {
 	t.Helper()
 	var p Push

@@ -3,6 +3,7 @@ package bank
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"strconv"
@@ -46,6 +47,8 @@ const sealMinGap = 10 * time.Millisecond
 type Sealed struct {
 	NotificationSeq int64
 	AuditSeq        int64
+	// Notifications are the ones this seal added to the feed, in seq order.
+	Notifications []FeedNotification
 }
 
 // Seal seals every committed audit and notification row not sealed yet, in
@@ -53,9 +56,25 @@ type Sealed struct {
 // Any number of processes may call it at once: seals run one at a time.
 func (s *Service) Seal(ctx context.Context) (Sealed, error) {
 	var r Sealed
-	err := s.db.QueryRowContext(ctx, `SELECT notif_seq, audit_seq FROM event_seal()`).Scan(&r.NotificationSeq, &r.AuditSeq)
-	return r, errs.Wrap(err, "seal events")
+	var feed []byte
+	err := s.db.QueryRowContext(ctx, `SELECT notif_seq, audit_seq, sealed_notifications FROM event_seal()`).Scan(&r.NotificationSeq, &r.AuditSeq, &feed)
+	if err != nil {
+		return r, errs.Wrap(err, "seal events")
+	}
+	if len(feed) > 0 {
+		if err := json.Unmarshal(feed, &r.Notifications); err != nil {
+			return r, errs.Wrap(err, "seal events: notifications")
+		}
+	}
+	return r, nil
 }
+
+// SealedHere delivers the notifications each seal of RunSealer added to the
+// feed, in seq order, once that seal has committed: the WebSocket hub of the
+// same process pushes them without reading them back. A batch nobody takes
+// at once is dropped; the hub then reads the feed as it does for the seals
+// of other processes.
+func (s *Service) SealedHere() <-chan []FeedNotification { return s.sealedHere }
 
 // pokeSealer tells this process's sealer (RunSealer) that a transaction has
 // committed. It never blocks and touches no database: pokes that arrive while
@@ -83,7 +102,13 @@ func (s *Service) RunSealer(ctx context.Context, interval time.Duration, log *sl
 	failing := false
 	for {
 		start := time.Now()
-		_, err := s.Seal(ctx)
+		sealed, err := s.Seal(ctx)
+		if err == nil && len(sealed.Notifications) > 0 {
+			select {
+			case s.sealedHere <- sealed.Notifications:
+			default:
+			}
+		}
 		switch {
 		case err != nil && ctx.Err() == nil && !failing:
 			log.Warn("sealing events failed; retrying", "err", err)
@@ -119,11 +144,11 @@ func (s *Service) SealPending(ctx context.Context) error {
 
 // FeedNotification is a sealed notification, as the WebSocket fan-out reads it.
 type FeedNotification struct {
-	Seq       int64     `db:"seq"`
-	ID        int64     `db:"id"`
-	UserID    int64     `db:"user_id"`
-	Message   string    `db:"message"`
-	CreatedAt time.Time `db:"created_at"`
+	Seq       int64     `db:"seq" json:"seq"`
+	ID        int64     `db:"id" json:"id"`
+	UserID    int64     `db:"user_id" json:"user_id"`
+	Message   string    `db:"message" json:"message"`
+	CreatedAt time.Time `db:"created_at" json:"created_at"`
 }
 
 // NotificationFeedHead returns the newest sealed notification seq (0: none).

@@ -556,6 +556,42 @@ func TestSealRefusesRepeatableRead(t *testing.T) {
 	}
 }
 
+// A seal returns the notifications it added to the feed, for the hub of the
+// same process, and nothing when there is nothing new.
+func TestSealReturnsWhatItSealed(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	a := newCustomer(t, s, "Rita Return")
+	if _, err := s.Seal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, m := range []string{"one", "two"} {
+		var id int64
+		if err := s.db.Get(&id, `INSERT INTO notifications (user_id, message) VALUES ($1, $2) RETURNING id`, a.UserID, m); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	got, err := s.Seal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Notifications) != 2 || got.Notifications[0].ID != ids[0] || got.Notifications[1].ID != ids[1] ||
+		got.Notifications[1].Seq != got.NotificationSeq || got.Notifications[0].Seq != got.NotificationSeq-1 ||
+		got.Notifications[0].Message != "one" || got.Notifications[0].UserID != a.UserID || got.Notifications[0].CreatedAt.IsZero() {
+		t.Fatalf("sealed %+v", got)
+	}
+	feed, err := s.NotificationsAfter(ctx, got.NotificationSeq-2, 10)
+	if err != nil || len(feed) != 2 || !feed[0].CreatedAt.Equal(got.Notifications[0].CreatedAt) {
+		t.Fatalf("the feed %+v disagrees with the seal %+v: %v", feed, got.Notifications, err)
+	}
+	again, err := s.Seal(ctx)
+	if err != nil || len(again.Notifications) != 0 || again.NotificationSeq != got.NotificationSeq {
+		t.Fatalf("a second seal: %+v %v", again, err)
+	}
+}
+
 func TestParseSealed(t *testing.T) {
 	if s, ok := ParseSealed("12/34"); !ok || s.NotificationSeq != 12 || s.AuditSeq != 34 {
 		t.Fatal(s, ok)

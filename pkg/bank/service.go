@@ -34,12 +34,13 @@ type Settings struct {
 
 // Service is the bank. It is safe for concurrent use.
 type Service struct {
-	db       *sqlx.DB
-	tokens   *auth.Tokens
-	settings Settings
-	now      func() time.Time
-	lookups  *RateLimiter
-	sealPoke chan struct{} // a commit happened: RunSealer seals (events.go)
+	db         *sqlx.DB
+	tokens     *auth.Tokens
+	settings   Settings
+	now        func() time.Time
+	lookups    *RateLimiter
+	sealPoke   chan struct{}           // a commit happened: RunSealer seals (events.go)
+	sealedHere chan []FeedNotification // what RunSealer sealed, for this process's hub
 }
 
 // New returns a Service over db.
@@ -54,7 +55,8 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 		s.LookupPerMinute = 30
 	}
 	return &Service{db: db, tokens: tokens, settings: s, now: time.Now,
-		lookups: NewRateLimiter(s.LookupPerMinute, time.Minute), sealPoke: make(chan struct{}, 1)}
+		lookups: NewRateLimiter(s.LookupPerMinute, time.Minute), sealPoke: make(chan struct{}, 1),
+		sealedHere: make(chan []FeedNotification, 16)}
 }
 
 // DB exposes the pool (for health checks and the WebSocket listener).
