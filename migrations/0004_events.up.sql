@@ -208,3 +208,7 @@ END $$;
 CREATE TRIGGER users_deactivated AFTER UPDATE OF is_active ON users
     FOR EACH ROW WHEN (OLD.is_active AND NOT NEW.is_active)
     EXECUTE FUNCTION users_announce_deactivated();
+
+-- Seal the rows written before this migration now, in this transaction,
+-- rather than in the first seal of a running serve.
+SELECT event_seal();

@@ -592,6 +592,45 @@ func TestSealReturnsWhatItSealed(t *testing.T) {
 	}
 }
 
+// Rows written before migration 0004 are sealed by the migration itself.
+func TestMigrationSealsExistingRows(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	for {
+		st, err := db.Status(ctx, s.db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		newest := 0
+		for _, m := range st {
+			if m.Applied {
+				newest = m.Version
+			}
+		}
+		if newest < 4 {
+			break
+		}
+		if _, err := db.Down(ctx, s.db, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 5 {
+		s.db.MustExec(`INSERT INTO audit_log (action_type, table_name, description) VALUES ('OLD', 'test', $1)`, fmt.Sprint("before ", i))
+	}
+	if _, err := db.Up(ctx, s.db, 0); err != nil {
+		t.Fatal(err)
+	}
+	var sealed int
+	s.db.Get(&sealed, `SELECT count(*) FROM audit_chain c JOIN audit_log l ON l.id = c.audit_id WHERE l.action_type = 'OLD'`)
+	if sealed != 5 {
+		t.Fatalf("%d of the 5 older rows sealed by the migration", sealed)
+	}
+	rep, err := s.VerifyAuditChain(ctx, CLIActor)
+	if err != nil || !rep.OK {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
+
 func TestParseSealed(t *testing.T) {
 	if s, ok := ParseSealed("12/34"); !ok || s.NotificationSeq != 12 || s.AuditSeq != 34 {
 		t.Fatal(s, ok)
