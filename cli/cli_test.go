@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -183,6 +184,45 @@ func TestAuditLogFollow(t *testing.T) {
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("tail -f exit %d: %s", code, errb.String())
+	}
+}
+
+// audit-log verify exits 0 on an intact log and 1, naming the row, on a changed one.
+func TestAuditLogVerify(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.ok("user", "create", "--name", "Vic Verify", "--email", "vic@example.test", "--phone", "+1 555 0000", "--password", "password123")
+	c.ok("user", "deactivate", "vic@example.test")
+	if out := c.ok("audit-log", "verify"); !strings.Contains(out, "intact") {
+		t.Fatalf("verify printed %q", out)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(c.ok("audit-log", "verify", "-o", "json")), &rep); err != nil || rep["ok"] != true || rep["first_bad_id"] != nil {
+		t.Fatalf("verify -o json: %v %v", rep, err)
+	}
+	conn, err := db.Open(context.Background(), c.base[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var id int64
+	conn.Get(&id, `SELECT min(id) FROM audit_log`)
+	for _, q := range []string{
+		`ALTER TABLE audit_log DISABLE TRIGGER audit_log_no_update_delete`,
+		`UPDATE audit_log SET description = 'Created nobody' WHERE id = ` + strconv.FormatInt(id, 10),
+		`ALTER TABLE audit_log ENABLE TRIGGER audit_log_no_update_delete`,
+	} {
+		if _, err := conn.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, stderr := c.run("", "audit-log", "verify")
+	if code != 1 || out != "" || !strings.Contains(stderr, "audit row "+strconv.FormatInt(id, 10)+" was changed") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Fatalf("verify after tampering: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	code, out, _ = c.run("", "audit-log", "verify", "-o", "json")
+	if err := json.Unmarshal([]byte(out), &rep); code != 1 || err != nil || rep["ok"] != false || rep["first_bad_id"] != float64(id) {
+		t.Fatalf("verify -o json after tampering: exit %d %v %v", code, rep, err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -146,8 +147,16 @@ func (e *env) grantRuntime(ctx context.Context, owner *sqlx.DB) error {
 }
 
 // close releases the pool and this command's use of the embedded cluster,
-// which stops when no other command uses it.
+// which stops when no other command uses it. What the command wrote is
+// sealed first, so live followers see it at once.
 func (e *env) close() {
+	if e.svc != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := e.svc.SealPending(ctx); err != nil {
+			e.log.Debug("sealing events", "err", err)
+		}
+		cancel()
+	}
 	if e.db != nil {
 		e.db.Close()
 	}

@@ -43,7 +43,10 @@ func (a *app) serveCmd() *cobra.Command {
 					return err
 				}
 			}
-			hub := server.NewHub(e.log)
+			// The sealer numbers committed audit rows and notifications in
+			// commit order; the hub pushes the sealed notifications.
+			go e.svc.RunSealer(ctx, e.cfg.SealInterval, e.log)
+			hub := server.NewHub(e.svc, e.log)
 			go func() {
 				if err := hub.Listen(ctx, e.dsn); err != nil {
 					e.log.Error("notification listener stopped", "err", err)
@@ -55,7 +58,8 @@ func (a *app) serveCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("cannot listen on %s (addr): %w", e.cfg.Addr, err)
 			}
-			srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version, TrustedProxies: e.cfg.TrustedProxies})
+			srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version, TrustedProxies: e.cfg.TrustedProxies,
+				AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser})
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
 

@@ -70,3 +70,32 @@ func TestAuditLogAPI(t *testing.T) {
 	e.want(e.do("GET", "/api/admin/audit-logs?limit=abc", adm.Token, nil), 400, "limit abc")
 	e.want(e.do("GET", "/api/admin/audit-logs?before=zzz", adm.Token, nil), 400, "bad cursor")
 }
+
+func TestAuditLogVerifyAPI(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	adm := e.admin()
+	c := e.customer("Val Verify")
+	e.want(e.do("GET", "/api/admin/audit-logs/verify", c.Token, nil), 403, "a customer")
+	e.want(e.do("GET", "/api/admin/audit-logs/verify", "", nil), 401, "no token")
+	m := e.want(e.do("GET", "/api/admin/audit-logs/verify", adm.Token, nil), 200, "verify").JSON(t)
+	if m["ok"] != true || m["first_bad_id"] != nil || m["verified_through"] == nil || len(m) != 3 {
+		t.Fatalf("intact: %v", m)
+	}
+	var id int64
+	db := e.svc.DB()
+	db.Get(&id, `SELECT min(id) FROM audit_log WHERE actor_user_id = $1`, c.ID)
+	for _, q := range []string{
+		`ALTER TABLE audit_log DISABLE TRIGGER audit_log_no_update_delete`,
+		`UPDATE audit_log SET description = 'nothing happened' WHERE id = ` + itoa(id),
+		`ALTER TABLE audit_log ENABLE TRIGGER audit_log_no_update_delete`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m = e.want(e.do("GET", "/api/admin/audit-logs/verify", adm.Token, nil), 200, "verify after tampering").JSON(t)
+	if m["ok"] != false || m["first_bad_id"] != float64(id) || m["verified_through"] == nil {
+		t.Fatalf("tampered row %d: %v", id, m)
+	}
+}

@@ -60,7 +60,7 @@ func newEnvWith(t *testing.T, st bank.Settings, o Options) *testEnv {
 	st.RequestsTTL, st.LookupPerMinute = time.Hour, 1000
 	e := &testEnv{t: t, url: url, svc: bank.New(conn, tokens, st)}
 	o.Logger, o.Version = quiet, "test"
-	e.srv = New(e.svc, NewHub(quiet), o)
+	e.srv = New(e.svc, NewHub(e.svc, quiet), o)
 	return e
 }
 

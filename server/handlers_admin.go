@@ -69,6 +69,14 @@ func (s *Server) auditLogs(c fiber.Ctx) error {
 	return c.JSON(fiber.Map{"audit_logs": rows, "next_cursor": next})
 }
 
+func (s *Server) verifyAuditLog(c fiber.Ctx) error {
+	rep, err := s.svc.VerifyAuditChain(c.Context(), actor(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(rep)
+}
+
 func (s *Server) allAccounts(c fiber.Ctx) error {
 	rows, err := s.svc.AllAccounts(c.Context(), actor(c))
 	if err != nil {

@@ -416,6 +416,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		{"LoginResult", bank.LoginResult{}, true},
 		{"AdminUserRow", bank.AdminUserRow{}, true},
 		{"AuditRow", bank.AuditRow{}, true},
+		{"AuditChainReport", bank.ChainReport{}, true},
 		{"AccountType", bank.AccountType{}, true},
 		{"Account", bank.Account{}, true},
 		{"AccountInput", bank.AccountInput{}, false},

@@ -27,6 +27,7 @@ func (s *Server) routes() {
 	ad.Put("/users/:id/status", s.setUserStatus)
 	ad.Post("/assign-roles", s.assignRoles)
 	ad.Get("/audit-logs", s.auditLogs)
+	ad.Get("/audit-logs/verify", s.verifyAuditLog)
 	ad.Get("/accounts", s.allAccounts)
 	ad.Get("/admindashboard/transactions-summary", s.adminSummary)
 	ad.Get("/admindashboard/monthly-transactions", s.adminMonthly)

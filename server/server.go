@@ -26,6 +26,12 @@ type Options struct {
 	// TrustedProxies are the peers whose X-Forwarded-For is believed
 	// (config trusted_proxies); from anyone else the TCP peer is the client.
 	TrustedProxies []netip.Prefix
+	// AllowedOrigins are browser origins ("https://app.example.com"), besides
+	// the server's own, that may open /ws (config allowed_origins).
+	AllowedOrigins []string
+	// WSMaxPerUser caps one user's WebSockets on this instance (config
+	// ws_max_per_user; 0: 10).
+	WSMaxPerUser int
 }
 
 // Server is one serve instance's HTTP side.
@@ -39,7 +45,9 @@ type Server struct {
 	// trustedProxies: see Options.TrustedProxies and clientIP.
 	trustedProxies []netip.Prefix
 	// wsPingEvery is the keepalive period of WebSockets; the token is checked again at each.
-	wsPingEvery time.Duration
+	wsPingEvery    time.Duration
+	allowedOrigins []string // lower case, no trailing slash
+	wsMaxPerUser   int
 }
 
 const (
@@ -53,8 +61,14 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.WSMaxPerUser <= 0 {
+		o.WSMaxPerUser = defaultWSMaxPerUser
+	}
 	s := &Server{svc: svc, hub: hub, log: o.Logger, metrics: newMetrics(), version: o.Version, wsPingEvery: wsPingEvery,
-		trustedProxies: o.TrustedProxies}
+		trustedProxies: o.TrustedProxies, wsMaxPerUser: o.WSMaxPerUser}
+	for _, origin := range o.AllowedOrigins {
+		s.allowedOrigins = append(s.allowedOrigins, strings.ToLower(strings.TrimRight(strings.TrimSpace(origin), "/")))
+	}
 	if hub != nil {
 		s.metrics = hub.metrics // one set of figures for HTTP and WebSocket
 	}

@@ -38,7 +38,7 @@ func newEnv(t *testing.T) *testEnv {
 	url := testdb.AppURL(super)
 	e := &testEnv{t: t, url: url, superURL: super}
 	e.svc = newService(t, url)
-	e.srv = New(e.svc, NewHub(quiet), Options{Logger: quiet, Version: "test"})
+	e.srv = New(e.svc, NewHub(e.svc, quiet), Options{Logger: quiet, Version: "test"})
 	return e
 }
 

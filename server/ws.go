@@ -3,7 +3,11 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,19 +15,31 @@ import (
 	"github.com/gofiber/fiber/v3"
 	"github.com/lib/pq"
 
+	"meridian/pkg/bank"
 	"meridian/pkg/errs"
 )
 
-// NotificationsChannel is the PostgreSQL channel on which the database
-// announces every stored notification (see migrations/0001_init.up.sql).
-const NotificationsChannel = "meridian_notifications"
-
 const (
-	wsSendBuffer   = 64               // pushes queued for one connection before it counts as too slow
+	wsSendBuffer   = 256              // pushes queued for one connection before it counts as too slow (room for a catch-up burst)
 	wsWriteTimeout = 10 * time.Second // a write that takes longer drops the connection
 	wsPingEvery    = 25 * time.Second
 	wsPongWait     = 60 * time.Second
+
+	// wsPollEvery is how often the hub reads the feed without being woken,
+	// in case an announcement was lost (the listener is reconnecting).
+	wsPollEvery = time.Second
+	// wsFeedBatch is how many feed rows one read takes.
+	wsFeedBatch = 1000
+
+	// Close codes of the application range (4000-4999).
+	wsCloseSessionEnded = 4401 // the token was revoked or the user deactivated
+	wsCloseTooMany      = 4429 // over ws_max_per_user
+	defaultWSMaxPerUser = 10
 )
+
+// resyncMessage tells a client that pushes may have been missed (the server
+// lost PostgreSQL for a while): it refetches its notifications.
+var resyncMessage = []byte(`{"type":"resync"}`)
 
 // Push is what a WebSocket client receives.
 type Push struct {
@@ -33,69 +49,229 @@ type Push struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// Hub holds this instance's open WebSockets by user and fans out the
-// notifications that PostgreSQL announces, whichever instance stored them.
+// Hub holds this instance's open WebSockets by user and pushes every sealed
+// notification (the feed of pkg/bank events.go), whichever instance stored
+// it, to that user's connections: exactly once and in feed (commit) order,
+// because one goroutine (Listen) reads the feed by seq. It also closes the
+// connections of a revoked token or a deactivated user.
 type Hub struct {
+	svc     *bank.Service
 	mu      sync.RWMutex
 	byUser  map[int64]map[*wsClient]struct{}
 	log     *slog.Logger
 	metrics *metrics
+	lastSeq int64         // the newest feed seq pushed; used by the Listen goroutine only
+	ready   chan struct{} // closed once Listen listens and knows where the feed starts
+	readyMu sync.Once
 }
 
 type wsClient struct {
 	userID int64
+	jti    string // the token's id, to close it when the token is revoked
+	token  string // to check the token again after the listener reconnects
 	send   chan []byte
 	done   chan struct{}
 	once   sync.Once
+	code   int // close code, set before done is closed
+	reason string
 }
 
-func (c *wsClient) close() { c.once.Do(func() { close(c.done) }) }
+// closeWith ends the connection with a close code; the first call wins.
+func (c *wsClient) closeWith(code int, reason string) {
+	c.once.Do(func() {
+		c.code, c.reason = code, reason
+		close(c.done)
+	})
+}
 
-// NewHub returns an empty hub.
-func NewHub(log *slog.Logger) *Hub {
+func (c *wsClient) close() { c.closeWith(websocket.CloseGoingAway, "") }
+
+// NewHub returns an empty hub reading notifications through svc (nil: the
+// hub only holds connections, as in tests of fan-out alone).
+func NewHub(svc *bank.Service, log *slog.Logger) *Hub {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Hub{byUser: map[int64]map[*wsClient]struct{}{}, log: log, metrics: newMetrics()}
+	return &Hub{svc: svc, byUser: map[int64]map[*wsClient]struct{}{}, log: log, metrics: newMetrics(), ready: make(chan struct{})}
 }
 
-// Listen receives notifications from PostgreSQL until ctx ends. The
-// listener reconnects by itself after a lost connection.
+// Ready is closed once Listen is listening and pushes every notification sealed from then on.
+func (h *Hub) Ready() <-chan struct{} { return h.ready }
+
+// Listen pushes sealed notifications until ctx ends. It wakes on each seal
+// (bank.SealedChannel) and every wsPollEvery, and closes revoked sessions
+// (bank.RevokedChannel). After the listener reconnects it catches up from
+// the last seq pushed, sends {"type":"resync"} on every connection (contract
+// §5) and checks every connection's token again.
 func (h *Hub) Listen(ctx context.Context, dsn string) error {
+	if h.svc == nil {
+		return errors.New("hub: no service to read notifications from")
+	}
 	l := pq.NewListener(dsn, 100*time.Millisecond, 10*time.Second, func(ev pq.ListenerEventType, err error) {
 		if err != nil {
-			h.log.Warn("notification listener", "event", ev, "err", err)
+			h.log.Warn("event listener", "event", ev, "err", err)
 		}
 	})
+	stop := context.AfterFunc(ctx, func() { l.Close() }) // also ends a Listen waiting for the database
+	defer stop()
 	defer l.Close()
-	if err := l.Listen(NotificationsChannel); err != nil {
-		return errs.Wrap(err, "listen")
+	for _, ch := range []string{bank.SealedChannel, bank.RevokedChannel} {
+		if err := l.Listen(ch); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return errs.Wrap(err, "listen")
+		}
 	}
+	// Start at the newest sealed notification: older ones are in the stored list.
+	for {
+		head, err := h.svc.NotificationFeedHead(ctx)
+		if err == nil {
+			h.lastSeq = head
+			break
+		}
+		h.log.Warn("reading the notification feed", "err", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wsPollEvery):
+		}
+	}
+	h.readyMu.Do(func() { close(h.ready) })
+
+	poll := time.NewTicker(wsPollEvery)
+	defer poll.Stop()
+	ping := time.NewTicker(90 * time.Second)
+	defer ping.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case n := <-l.Notify:
-			if n == nil { // reconnected: pushes made meanwhile are in the stored list
-				continue
+			switch {
+			case n == nil: // reconnected: announcements made meanwhile were lost
+				h.catchUp(ctx)
+				h.resync()
+				go h.recheckTokens(ctx)
+			case n.Channel == bank.RevokedChannel:
+				h.revoke(n.Extra)
+			default:
+				if s, ok := bank.ParseSealed(n.Extra); !ok || s.NotificationSeq > h.lastSeq {
+					h.catchUp(ctx)
+				}
 			}
-			h.deliver([]byte(n.Extra))
-		case <-time.After(90 * time.Second):
+		case batch := <-h.svc.SealedHere():
+			h.pushSealed(ctx, batch)
+		case <-poll.C:
+			h.catchUp(ctx)
+		case <-ping.C:
 			go l.Ping()
 		}
 	}
 }
 
-// deliver parses one announcement and pushes it to the user's connections.
-func (h *Hub) deliver(payload []byte) {
-	var p Push
-	if err := json.Unmarshal(payload, &p); err != nil {
-		h.log.Warn("bad notification payload", "err", err)
+// pushSealed pushes a batch this process sealed. It continues the feed when
+// it starts right after lastSeq; one already pushed is skipped; after a gap
+// (another instance sealed in between) the feed is read from lastSeq.
+func (h *Hub) pushSealed(ctx context.Context, batch []bank.FeedNotification) {
+	switch {
+	case len(batch) == 0 || batch[len(batch)-1].Seq <= h.lastSeq:
+	case batch[0].Seq == h.lastSeq+1:
+		h.push(batch)
+	default:
+		h.catchUp(ctx)
+	}
+}
+
+// push sends each notification to its user's connections and advances lastSeq.
+func (h *Hub) push(rows []bank.FeedNotification) {
+	for _, r := range rows {
+		msg, _ := json.Marshal(Push{ID: r.ID, Message: r.Message, UserID: r.UserID, CreatedAt: r.CreatedAt.UTC()})
+		h.Publish(r.UserID, msg)
+		h.lastSeq = r.Seq
+	}
+}
+
+// catchUp pushes every sealed notification after lastSeq, in seq order.
+func (h *Hub) catchUp(ctx context.Context) {
+	for ctx.Err() == nil {
+		rows, err := h.svc.NotificationsAfter(ctx, h.lastSeq, wsFeedBatch)
+		if err != nil {
+			if ctx.Err() == nil {
+				h.log.Debug("reading the notification feed", "err", err)
+			}
+			return
+		}
+		h.push(rows)
+		if len(rows) < wsFeedBatch {
+			return
+		}
+	}
+}
+
+// resync asks every connection to refetch.
+func (h *Hub) resync() {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, set := range h.byUser {
+		for c := range set {
+			h.queue(c, resyncMessage)
+		}
+	}
+}
+
+// revoke closes the connections of a revoked token (payload: its jti) or of
+// a deactivated user (payload: "user:<id>").
+func (h *Hub) revoke(payload string) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if v, ok := strings.CutPrefix(payload, "user:"); ok {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return
+		}
+		for c := range h.byUser[id] {
+			c.closeWith(wsCloseSessionEnded, "session ended")
+		}
 		return
 	}
-	p.CreatedAt = p.CreatedAt.UTC()
-	msg, _ := json.Marshal(p)
-	h.Publish(p.UserID, msg)
+	for _, set := range h.byUser {
+		for c := range set {
+			if c.jti == payload {
+				c.closeWith(wsCloseSessionEnded, "session ended")
+			}
+		}
+	}
+}
+
+// recheckTokens closes every connection whose token is no longer valid: a
+// revocation announced while the listener was away was not heard.
+func (h *Hub) recheckTokens(ctx context.Context) {
+	h.mu.RLock()
+	var all []*wsClient
+	for _, set := range h.byUser {
+		for c := range set {
+			all = append(all, c)
+		}
+	}
+	h.mu.RUnlock()
+	for _, c := range all {
+		if ctx.Err() != nil {
+			return
+		}
+		if sessionEnded(ctx, h.svc, c.token) {
+			c.closeWith(wsCloseSessionEnded, "session ended")
+		}
+	}
+}
+
+// sessionEnded reports whether a live connection's token is no longer valid.
+// A database outage does not count: the connection stays until it is known.
+func sessionEnded(ctx context.Context, svc *bank.Service, token string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err := svc.Authenticate(ctx, token)
+	return err != nil && errs.KindOf(err) == errs.Unauthorized
 }
 
 // Publish queues msg on every open connection of userID. A connection whose
@@ -104,24 +280,33 @@ func (h *Hub) Publish(userID int64, msg []byte) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	for c := range h.byUser[userID] {
-		select {
-		case c.send <- msg:
-			h.metrics.pushes.Add(1)
-		default:
-			h.metrics.drops.Add(1)
-			c.close()
-		}
+		h.queue(c, msg)
 	}
 }
 
-func (h *Hub) add(c *wsClient) {
+func (h *Hub) queue(c *wsClient, msg []byte) {
+	select {
+	case c.send <- msg:
+		h.metrics.pushes.Add(1)
+	default:
+		h.metrics.drops.Add(1)
+		c.close()
+	}
+}
+
+// add registers c unless its user already has max connections here (max <= 0: no limit).
+func (h *Hub) add(c *wsClient, max int) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if max > 0 && len(h.byUser[c.userID]) >= max {
+		return false
+	}
 	if h.byUser[c.userID] == nil {
 		h.byUser[c.userID] = map[*wsClient]struct{}{}
 	}
 	h.byUser[c.userID][c] = struct{}{}
 	h.metrics.wsConns.Add(1)
+	return true
 }
 
 func (h *Hub) remove(c *wsClient) {
@@ -157,12 +342,22 @@ func (h *Hub) CloseAll() {
 const (
 	localWSUser  = "ws_user"
 	localWSToken = "ws_token"
+	localWSJTI   = "ws_jti"
 )
 
-// wsUpgrade checks the token and user_id before the upgrade: 401 or 403.
+var (
+	errOriginNotAllowed = errs.E(errs.Forbidden, "origin_not_allowed", "This site may not open a live connection to Meridian")
+	errTooManySockets   = errs.E(errs.RateLimited, "too_many_connections", "Too many live connections for this user; close one and try again")
+)
+
+// wsUpgrade checks, before the upgrade, the browser's origin (403), the
+// token (401), the user_id (403) and the user's number of connections (429).
 func (s *Server) wsUpgrade(c fiber.Ctx) error {
 	if !websocket.IsWebSocketUpgrade(c) {
 		return errs.E(errs.Invalid, "websocket_required", "This endpoint speaks WebSocket only")
+	}
+	if !s.originAllowed(c.Get(fiber.HeaderOrigin), c.Host()) {
+		return errOriginNotAllowed
 	}
 	a, err := s.svc.Authenticate(c.Context(), c.Query("token"))
 	if err != nil {
@@ -178,18 +373,36 @@ func (s *Server) wsUpgrade(c fiber.Ctx) error {
 	if s.hub == nil {
 		return errs.E(errs.Internal, "internal", "live notifications are off")
 	}
+	if s.hub.Connections(a.UserID) >= s.wsMaxPerUser {
+		return errTooManySockets
+	}
 	c.Locals(localWSUser, a.UserID)
 	c.Locals(localWSToken, c.Query("token"))
+	c.Locals(localWSJTI, a.TokenID)
 	return c.Next()
 }
 
-// tokenRevoked reports whether a live connection's token is no longer valid.
-// A database outage does not count: the connection stays until it is known.
-func (s *Server) tokenRevoked(token string) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_, err := s.svc.Authenticate(ctx, token)
-	return err != nil && errs.KindOf(err) == errs.Unauthorized
+// originAllowed: no Origin (native apps send none), the server's own (the
+// same host and port as the request's Host), or one of allowed_origins.
+func (s *Server) originAllowed(origin, host string) bool {
+	if origin == "" {
+		return true
+	}
+	o := strings.ToLower(strings.TrimRight(origin, "/"))
+	for _, a := range s.allowedOrigins {
+		if o == a {
+			return true
+		}
+	}
+	u, err := url.Parse(o)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	def := ":80"
+	if u.Scheme == "https" || u.Scheme == "wss" {
+		def = ":443"
+	}
+	return strings.TrimSuffix(u.Host, def) == strings.TrimSuffix(strings.ToLower(host), def)
 }
 
 func (s *Server) wsHandler() fiber.Handler {
@@ -197,9 +410,25 @@ func (s *Server) wsHandler() fiber.Handler {
 		defer conn.Close() // this websocket package does not close it for us
 		userID, _ := conn.Locals(localWSUser).(int64)
 		token, _ := conn.Locals(localWSToken).(string)
-		cl := &wsClient{userID: userID, send: make(chan []byte, wsSendBuffer), done: make(chan struct{})}
-		s.hub.add(cl)
+		jti, _ := conn.Locals(localWSJTI).(string)
+		sendClose := func(code int, reason string) {
+			conn.SetWriteDeadline(time.Now().Add(time.Second))
+			conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason))
+		}
+		cl := &wsClient{userID: userID, jti: jti, token: token, send: make(chan []byte, wsSendBuffer), done: make(chan struct{})}
+		// The count checked before the upgrade may have been passed by
+		// connections opened at the same moment; this one is exact.
+		if !s.hub.add(cl, s.wsMaxPerUser) {
+			sendClose(wsCloseTooMany, "too many connections")
+			return
+		}
 		defer s.hub.remove(cl)
+		// A revocation announced between the token check and add above
+		// found no connection to close: check once more now it is registered.
+		if sessionEnded(context.Background(), s.svc, token) {
+			sendClose(wsCloseSessionEnded, "session ended")
+			return
+		}
 
 		// Reader: answers pings, notices close; client messages are ignored.
 		conn.SetReadLimit(4096)
@@ -219,8 +448,7 @@ func (s *Server) wsHandler() fiber.Handler {
 		for {
 			select {
 			case <-cl.done:
-				conn.SetWriteDeadline(time.Now().Add(time.Second))
-				conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, ""))
+				sendClose(cl.code, cl.reason)
 				return
 			case msg := <-cl.send:
 				conn.SetWriteDeadline(time.Now().Add(wsWriteTimeout))
@@ -228,11 +456,10 @@ func (s *Server) wsHandler() fiber.Handler {
 					return
 				}
 			case <-ping.C:
-				// A revoked token (sign-out, password reset) or a deactivated
-				// user loses the live feed at the next keepalive.
-				if s.tokenRevoked(token) {
-					conn.SetWriteDeadline(time.Now().Add(time.Second))
-					conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, "session ended"))
+				// The backstop of the revocation announcements: a revoked token
+				// or a deactivated user loses the feed at the next keepalive.
+				if sessionEnded(context.Background(), s.svc, token) {
+					sendClose(wsCloseSessionEnded, "session ended")
 					return
 				}
 				if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout)); err != nil {

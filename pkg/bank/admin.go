@@ -219,13 +219,6 @@ func (s *Service) AuditLogs(ctx context.Context, a Actor, p Page) ([]AuditRow, *
 	return s.auditPage(ctx, limit, before)
 }
 
-// AuditSince returns audit rows newer than afterID, oldest first (for tail -f).
-func (s *Service) AuditSince(ctx context.Context, afterID int64) ([]AuditRow, error) {
-	rows := []AuditRow{}
-	err := s.db.SelectContext(ctx, &rows, `SELECT `+auditColumns+` WHERE l.id > $1 ORDER BY l.id LIMIT 1000`, afterID)
-	return rows, errs.Wrap(err, "audit since")
-}
-
 const auditColumns = `l.id, COALESCE(u.full_name, 'System') AS full_name, l.account_number, l.action_type, l.table_name, l.description, l.created_at
 	FROM audit_log l LEFT JOIN users u ON u.id = l.actor_user_id`
 

@@ -39,12 +39,14 @@ type Settings struct {
 
 // Service is the bank. It is safe for concurrent use.
 type Service struct {
-	db        *sqlx.DB
-	tokens    *auth.Tokens
-	settings  Settings
-	now       func() time.Time
-	lookups   *RateLimiter
-	passwords *auth.Passwords
+	db         *sqlx.DB
+	tokens     *auth.Tokens
+	settings   Settings
+	now        func() time.Time
+	lookups    *RateLimiter
+	passwords  *auth.Passwords
+	sealPoke   chan struct{}           // a commit happened: RunSealer seals (events.go)
+	sealedHere chan []FeedNotification // what RunSealer sealed, for this process's hub
 }
 
 // New returns a Service over db.
@@ -60,7 +62,8 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 	}
 	return &Service{db: db, tokens: tokens, settings: s, now: time.Now,
 		lookups:   NewRateLimiter(s.LookupPerMinute, time.Minute),
-		passwords: auth.NewPasswords(s.MaxPasswordChecks, s.PasswordCheckWait)}
+		passwords: auth.NewPasswords(s.MaxPasswordChecks, s.PasswordCheckWait),
+		sealPoke:  make(chan struct{}, 1), sealedHere: make(chan []FeedNotification, 16)}
 }
 
 // Passwords exposes the gate every bcrypt of the service runs through
@@ -148,6 +151,7 @@ func (s *Service) tryTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return errs.Wrap(err, "commit")
 	}
+	s.pokeSealer() // after the commit, in memory only: the sealer numbers the new rows
 	return nil
 }
 
@@ -199,9 +203,9 @@ func audit(ctx context.Context, tx sqlx.ExtContext, a Actor, e AuditEntry) error
 	return errs.Wrap(err, "audit %s", e.Action)
 }
 
-// notify stores a notification for userID inside tx. The database announces
-// it at commit (trigger notifications_announce) and every serve instance
-// pushes it to that user's open WebSockets.
+// notify stores a notification for userID inside tx. Once it has committed,
+// the sealer adds it to the notification feed (events.go) and every serve
+// instance pushes it to that user's open WebSockets.
 func notify(ctx context.Context, tx sqlx.ExtContext, userID int64, message string) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO notifications (user_id, message) VALUES ($1, $2)`, userID, message)
 	return errs.Wrap(err, "notify")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"net/url"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -32,6 +33,9 @@ type Config struct {
 	LogFormat        string        // text or json
 	DemoSeed         bool          // seed demo data (published passwords) on the first start of an empty database
 	LookupPerMinute  int           // account-number lookups a user may make per minute
+	SealInterval     time.Duration // serve seals committed events at least this often
+	AllowedOrigins   []string      // browser origins besides the server's own that may open /ws
+	WSMaxPerUser     int           // open WebSockets per user per instance
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// (the sign-in limit per address); empty: the TCP peer is the client.
 	TrustedProxies []netip.Prefix
@@ -58,6 +62,9 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"lookup_per_minute", "30", "account-number lookups allowed per user per minute"},
 	{"trusted_proxies", "", "comma-separated IPs or CIDRs of proxies whose X-Forwarded-For is believed"},
 	{"max_password_checks", "0", "password checks (bcrypt) running at once; 0: the number of cores"},
+	{"seal_interval", "1s", "serve seals committed audit rows and notifications at least this often"},
+	{"allowed_origins", "", "comma-separated browser origins (https://app.example.com) allowed to open /ws besides the server's own"},
+	{"ws_max_per_user", "10", "open WebSockets allowed per user per serve instance"},
 }
 
 // Load parses raw values (as Viper returns them) into a Config. get returns
@@ -100,7 +107,8 @@ func Load(get func(key string) string) (Config, error) {
 		key string
 		dst *time.Duration
 		min time.Duration
-	}{{"token_ttl", &c.TokenTTL, time.Minute}, {"requests_ttl", &c.RequestsTTL, time.Second}, {"expiry_interval", &c.ExpiryInterval, 100 * time.Millisecond}}
+	}{{"token_ttl", &c.TokenTTL, time.Minute}, {"requests_ttl", &c.RequestsTTL, time.Second}, {"expiry_interval", &c.ExpiryInterval, 100 * time.Millisecond},
+		{"seal_interval", &c.SealInterval, 10 * time.Millisecond}}
 	for _, d := range durations {
 		*d.dst, err = time.ParseDuration(strings.TrimSpace(get(d.key)))
 		if err != nil || *d.dst < d.min {
@@ -149,6 +157,21 @@ func Load(get func(key string) string) (Config, error) {
 	}
 	if c.MaxPasswordChecks == 0 {
 		c.MaxPasswordChecks = runtime.NumCPU()
+	}
+	for _, o := range strings.Split(get("allowed_origins"), ",") {
+		o = strings.TrimRight(strings.TrimSpace(o), "/")
+		if o == "" {
+			continue
+		}
+		u, e := url.Parse(o)
+		if e != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
+			return c, bad("allowed_origins", `a comma-separated list of origins like "https://app.example.com"`)
+		}
+		c.AllowedOrigins = append(c.AllowedOrigins, strings.ToLower(o))
+	}
+	c.WSMaxPerUser, err = strconv.Atoi(strings.TrimSpace(get("ws_max_per_user")))
+	if err != nil || c.WSMaxPerUser < 1 {
+		return c, bad("ws_max_per_user", "a whole number of at least 1")
 	}
 	return c, nil
 }

@@ -14,6 +14,21 @@ func TestDefaults(t *testing.T) {
 	if c.Addr != ":8080" || c.TokenTTL != 24*time.Hour || c.RequestsTTL != 72*time.Hour || c.DatabaseURL != "" || c.MaxAmount != 1_000_000_000_00 {
 		t.Fatalf("unexpected defaults: %+v", c)
 	}
+	if c.SealInterval != time.Second || c.WSMaxPerUser != 10 || len(c.AllowedOrigins) != 0 {
+		t.Fatalf("unexpected event defaults: %+v", c)
+	}
+}
+
+func TestAllowedOrigins(t *testing.T) {
+	vals := map[string]string{}
+	for _, k := range Keys {
+		vals[k.Name] = k.Default
+	}
+	vals["allowed_origins"] = " https://App.Example.com/ , http://localhost:8081"
+	c, err := Load(func(k string) string { return vals[k] })
+	if err != nil || strings.Join(c.AllowedOrigins, " ") != "https://app.example.com http://localhost:8081" {
+		t.Fatalf("allowed_origins: %q %v", c.AllowedOrigins, err)
+	}
 }
 
 func TestBadValuesNameTheKey(t *testing.T) {
@@ -33,6 +48,9 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"trusted_proxies":     "10.0.0.1, proxy.internal",
 		"max_password_checks": "-1",
 		"database_app_role":   "app; DROP ROLE x",
+		"seal_interval":       "0s",
+		"allowed_origins":     "app.example.com",
+		"ws_max_per_user":     "0",
 	}
 	for key, val := range cases {
 		vals := map[string]string{}
