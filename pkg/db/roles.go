@@ -16,6 +16,14 @@ import (
 // A table listed here that does not exist (yet) is skipped.
 var AppendOnlyTables = []string{"transactions", "audit_log", "audit_chain", "notification_feed"}
 
+// ReadOnlyTables are the owner's bookkeeping, which the runtime role may only
+// read: the migrations applied (a role that could write it could make the
+// schema look newer or older) and the sealer's horizon (only event_seal(),
+// which runs as the owner, moves it; a runtime role that could would make
+// rows below it never sealed).
+// A table listed here that does not exist (yet) is skipped.
+var ReadOnlyTables = []string{"schema_migrations", "event_sealer"}
+
 // DefaultAppRole is the runtime role of the embedded database, and the
 // default of database_app_role.
 const DefaultAppRole = "meridian_app"
@@ -30,8 +38,8 @@ var (
 
 // GrantRuntime gives role exactly what serve and the CLI need at run time:
 // SELECT, INSERT, UPDATE and DELETE on every table of the schema except the
-// AppendOnlyTables, where it gets SELECT and INSERT only, and
-// schema_migrations, which it may only read; USAGE and SELECT on
+// AppendOnlyTables, where it gets SELECT and INSERT only, and the
+// ReadOnlyTables, which it may only read; USAGE and SELECT on
 // the sequences; EXECUTE on the functions. It never gives TRUNCATE,
 // REFERENCES, TRIGGER or ownership, so the role can neither change an
 // append-only row nor switch a trigger off. It runs as the schema's owner,
@@ -93,17 +101,23 @@ func GrantRuntime(ctx context.Context, db *sqlx.DB, role string) error {
 			`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ` + q,
 			`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO ` + q,
 		}
-		// The migration bookkeeping is the owner's: the runtime role reads it
-		// (readiness) but cannot make a schema look newer or older.
-		stmts = append(stmts, `REVOKE INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON schema_migrations FROM `+q)
-		for _, t := range AppendOnlyTables {
-			var exists bool
-			if err := tx.QueryRowContext(ctx, `SELECT to_regclass($1) IS NOT NULL`, "public."+pq.QuoteIdentifier(t)).Scan(&exists); err != nil {
-				return err
+		revoke := func(tables []string, privileges string) error {
+			for _, t := range tables {
+				var exists bool
+				if err := tx.QueryRowContext(ctx, `SELECT to_regclass($1) IS NOT NULL`, "public."+pq.QuoteIdentifier(t)).Scan(&exists); err != nil {
+					return err
+				}
+				if exists {
+					stmts = append(stmts, `REVOKE `+privileges+` ON public.`+pq.QuoteIdentifier(t)+` FROM `+q)
+				}
 			}
-			if exists {
-				stmts = append(stmts, `REVOKE UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON public.`+pq.QuoteIdentifier(t)+` FROM `+q)
-			}
+			return nil
+		}
+		if err := revoke(ReadOnlyTables, `INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER`); err != nil {
+			return err
+		}
+		if err := revoke(AppendOnlyTables, `UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER`); err != nil {
+			return err
 		}
 		for _, s := range stmts {
 			if _, err := tx.ExecContext(ctx, s); err != nil {
