@@ -27,6 +27,7 @@ type Config struct {
 	LogFormat       string        // text or json
 	DemoSeed        bool          // seed demo data on the first start of an empty database
 	LookupPerMinute int           // account-number lookups a user may make per minute
+	RequestTimeout  time.Duration // every request's deadline, down to PostgreSQL's statement_timeout
 }
 
 // Keys lists every configuration key with its default, in the order shown by --help.
@@ -43,6 +44,7 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"log_format", "text", "text or json"},
 	{"demo_seed", "true", "seed demo data when serve starts on an empty database"},
 	{"lookup_per_minute", "30", "account-number lookups allowed per user per minute"},
+	{"request_timeout", "10s", "each request's deadline (also PostgreSQL's statement_timeout and lock_timeout for serve); past it: 503"},
 }
 
 // Load parses raw values (as Viper returns them) into a Config. get returns
@@ -74,7 +76,7 @@ func Load(get func(key string) string) (Config, error) {
 		key string
 		dst *time.Duration
 		min time.Duration
-	}{{"token_ttl", &c.TokenTTL, time.Minute}, {"requests_ttl", &c.RequestsTTL, time.Second}, {"expiry_interval", &c.ExpiryInterval, 100 * time.Millisecond}}
+	}{{"token_ttl", &c.TokenTTL, time.Minute}, {"requests_ttl", &c.RequestsTTL, time.Second}, {"expiry_interval", &c.ExpiryInterval, 100 * time.Millisecond}, {"request_timeout", &c.RequestTimeout, 100 * time.Millisecond}}
 	for _, d := range durations {
 		*d.dst, err = time.ParseDuration(strings.TrimSpace(get(d.key)))
 		if err != nil || *d.dst < d.min {

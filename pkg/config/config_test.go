@@ -8,7 +8,7 @@ import (
 
 func TestDefaults(t *testing.T) {
 	c := Defaults()
-	if c.Addr != ":8080" || c.TokenTTL != 24*time.Hour || c.RequestsTTL != 72*time.Hour || c.DatabaseURL != "" || c.MaxAmount != 1_000_000_000_00 {
+	if c.Addr != ":8080" || c.TokenTTL != 24*time.Hour || c.RequestsTTL != 72*time.Hour || c.DatabaseURL != "" || c.MaxAmount != 1_000_000_000_00 || c.RequestTimeout != 10*time.Second {
 		t.Fatalf("unexpected defaults: %+v", c)
 	}
 }
@@ -27,6 +27,7 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"data_dir":          "",
 		"lookup_per_minute": "0",
 		"expiry_interval":   "1ns",
+		"request_timeout":   "0s",
 	}
 	for key, val := range cases {
 		vals := map[string]string{}
