@@ -22,7 +22,12 @@ import (
 type Options struct {
 	Logger  *slog.Logger
 	Version string
+	// RequestTimeout is every request's deadline (request_timeout; 0: 10 s).
+	RequestTimeout time.Duration
 }
+
+// DefaultRequestTimeout is request_timeout's default.
+const DefaultRequestTimeout = 10 * time.Second
 
 // Server is one serve instance's HTTP side.
 type Server struct {
@@ -34,6 +39,8 @@ type Server struct {
 	version string
 	// wsPingEvery is the keepalive period of WebSockets; the token is checked again at each.
 	wsPingEvery time.Duration
+	timeout     time.Duration // each request's deadline
+	allow       allowTable
 }
 
 const (
@@ -47,7 +54,10 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{svc: svc, hub: hub, log: o.Logger, metrics: newMetrics(), version: o.Version, wsPingEvery: wsPingEvery}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
+	s := &Server{svc: svc, hub: hub, log: o.Logger, metrics: newMetrics(), version: o.Version, wsPingEvery: wsPingEvery, timeout: o.RequestTimeout}
 	if hub != nil {
 		s.metrics = hub.metrics // one set of figures for HTTP and WebSocket
 	}
@@ -60,8 +70,9 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 		WriteTimeout:   30 * time.Second,
 		IdleTimeout:    120 * time.Second,
 	})
-	s.app.Use(s.requestMeta, s.recoverPanics, securityHeaders)
+	s.app.Use(s.requestMeta, s.recoverPanics, securityHeaders, s.withDeadline)
 	s.routes()
+	s.unknownMethods()
 	return s
 }
 
@@ -73,12 +84,40 @@ func (s *Server) Serve(ln net.Listener) error {
 	return s.app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
 }
 
-// Shutdown stops accepting requests and waits for those under way.
+// Shutdown stops gracefully, in this order: it stops accepting, waits for
+// the requests in flight to finish, then closes every WebSocket with close
+// code 1001 (going away) and waits for each to be closed. The caller closes
+// the database only after it returns. ctx bounds the whole wait.
 func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.app.ShutdownWithContext(ctx)
 	if s.hub != nil {
 		s.hub.CloseAll()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for s.hub.metrics.wsConns.Load() > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-tick.C:
+			}
+		}
 	}
-	return s.app.ShutdownWithContext(ctx)
+	return err
+}
+
+// withDeadline gives each request a context that ends after
+// request_timeout. Handlers pass c.Context() to the services, so the
+// deadline reaches every query (and PostgreSQL's statement_timeout backs it
+// up): past it the transaction rolls back and the client gets a 503
+// timeout. /ws is exempt: a WebSocket lives long after its upgrade.
+func (s *Server) withDeadline(c fiber.Ctx) error {
+	if c.Path() == "/ws" {
+		return c.Next()
+	}
+	ctx, cancel := context.WithTimeout(c.Context(), s.timeout)
+	defer cancel()
+	c.SetContext(ctx)
+	return c.Next()
 }
 
 // recoverPanics turns a panic into a logged 500 with the usual JSON shape.
@@ -156,24 +195,21 @@ func actor(c fiber.Ctx) bank.Actor {
 	return a
 }
 
-// pathID reads a positive integer path parameter.
+// pathID reads an id path parameter; one that cannot be an id is a 404.
 func pathID(c fiber.Ctx, name string) (int64, error) {
-	id, err := strconv.ParseInt(c.Params(name), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, errs.Field(name, name+" must be a positive whole number")
-	}
-	return id, nil
+	return bank.ParsePathID(c.Params(name))
 }
 
-// queryUserID reads the optional user_id query parameter.
+// queryUserID reads the optional user_id query parameter (400 when it is
+// not a positive whole number).
 func queryUserID(c fiber.Ctx) (*int64, error) {
 	v := c.Query("user_id")
 	if v == "" {
 		return nil, nil
 	}
-	id, err := strconv.ParseInt(v, 10, 64)
+	id, err := bank.ParseID("user_id", v)
 	if err != nil {
-		return nil, errs.Field("user_id", "user_id must be a whole number")
+		return nil, err
 	}
 	return &id, nil
 }

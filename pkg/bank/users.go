@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/mail"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -46,37 +45,27 @@ const (
 
 func validateRegistration(in *RegisterInput) error {
 	var err error
-	if in.FullName, err = clean("full_name", in.FullName, 100, true); err != nil {
+	if in.FullName, err = clean("full_name", in.FullName, MaxNameLen, true); err != nil {
 		return err
 	}
-	in.Email = strings.TrimSpace(in.Email)
-	if in.Email == "" {
-		return errs.Field("email", "email is required")
+	if in.Email, err = clean("email", in.Email, MaxEmailLen, true); err != nil {
+		return err
 	}
-	if a, e := mail.ParseAddress(in.Email); e != nil || a.Address != in.Email || len(in.Email) > 254 {
+	if a, e := mail.ParseAddress(in.Email); e != nil || a.Address != in.Email {
 		return errs.Field("email", "email must be a valid email address")
 	}
-	in.PhoneNumber = strings.TrimSpace(in.PhoneNumber)
-	if in.PhoneNumber == "" {
-		return errs.Field("phone_number", "phone_number is required")
+	if in.PhoneNumber, err = clean("phone_number", in.PhoneNumber, MaxPhoneLen, true); err != nil {
+		return err
 	}
 	if !phonePattern.MatchString(in.PhoneNumber) {
 		return errs.Field("phone_number", "phone_number must be a phone number of 6 to 20 digits")
 	}
-	return validatePassword("password", in.Password)
-}
-
-func validatePassword(field, p string) error {
-	if len(p) < 8 {
-		return errs.Field(field, "Password must be at least 8 characters long")
-	}
-	if len(p) > 72 {
-		return errs.Field(field, "Password must be at most 72 bytes long")
-	}
-	return nil
+	return checkPassword("password", in.Password)
 }
 
 // Register creates a customer (or, from the CLI, a user of any role).
+// Returns invalid_input (a field that is missing, too long, not text, or a
+// password outside 8 to 72 bytes) or email_taken.
 func (s *Service) Register(ctx context.Context, actor Actor, in RegisterInput) (User, error) {
 	if err := validateRegistration(&in); err != nil {
 		return User{}, err
@@ -131,14 +120,13 @@ type LoginResult struct {
 var errBadCredentials = errs.E(errs.Unauthorized, "invalid_credentials", "Invalid credentials")
 
 // Login checks an email and password and issues a token. A wrong email and
-// a wrong password get the same answer, in the same time.
+// a wrong password get the same answer, in the same time. Returns
+// invalid_input (empty, over-long or non-text email or password: checked
+// before any query), invalid_credentials, too_many_attempts or
+// user_deactivated.
 func (s *Service) Login(ctx context.Context, email, password string) (LoginResult, error) {
-	email = strings.TrimSpace(email)
-	if email == "" || password == "" {
-		return LoginResult{}, errs.E(errs.Invalid, "invalid_input", "email and password are required")
-	}
-	if len(email) > 254 || len(password) > 1024 {
-		return LoginResult{}, errBadCredentials
+	if err := checkLogin(&email, password); err != nil {
+		return LoginResult{}, err
 	}
 	now := s.now()
 	var failures int
@@ -253,12 +241,16 @@ func (s *Service) getUser(ctx context.Context, q sqlx.QueryerContext, id int64) 
 }
 
 // ResetPassword changes the actor's password after checking the old one,
-// and revokes every other token of the actor.
+// and revokes every other token of the actor. Returns invalid_input (a
+// missing or wrong old_password, a new_password outside 8 to 72 bytes).
 func (s *Service) ResetPassword(ctx context.Context, a Actor, oldPassword, newPassword string) error {
 	if oldPassword == "" {
 		return errs.Field("old_password", "old_password is required")
 	}
-	if err := validatePassword("new_password", newPassword); err != nil {
+	if err := checkPasswordInput("old_password", oldPassword); err != nil {
+		return err
+	}
+	if err := checkPassword("new_password", newPassword); err != nil {
 		return err
 	}
 	var hash string
