@@ -105,21 +105,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// withDeadline gives each request a context that ends after
-// request_timeout. Handlers pass c.Context() to the services, so the
-// deadline reaches every query (and PostgreSQL's statement_timeout backs it
-// up): past it the transaction rolls back and the client gets a 503
-// timeout. /ws is exempt: a WebSocket lives long after its upgrade.
-func (s *Server) withDeadline(c fiber.Ctx) error {
-	if c.Path() == "/ws" {
-		return c.Next()
-	}
-	ctx, cancel := context.WithTimeout(c.Context(), s.timeout)
-	defer cancel()
-	c.SetContext(ctx)
-	return c.Next()
-}
-
 // recoverPanics turns a panic into a logged 500 with the usual JSON shape.
 func (s *Server) recoverPanics(c fiber.Ctx) (err error) {
 	defer func() {
