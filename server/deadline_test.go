@@ -1,6 +1,8 @@
 package server
 
 import (
+	"io"
+	"net/http"
 	"testing"
 	"time"
 
@@ -136,5 +138,30 @@ func TestWebSocketOutlivesRequestTimeout(t *testing.T) {
 	}
 	if p := readPush(t, conn, 3*time.Second); p.UserID != a.ID {
 		t.Fatalf("push %+v", p)
+	}
+}
+
+// TestDeadlinePerRequest: each request on a kept-alive connection gets its
+// own deadline, not the spent one of the request before.
+func TestDeadlinePerRequest(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t)
+	a := e.customer("Kay Alive")
+	e.withTimeout(300 * time.Millisecond)
+	base := e.listen()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	for i := 0; i < 3; i++ {
+		req, _ := http.NewRequest("GET", base+"/api/auth/me", nil)
+		req.Header.Set("Authorization", "Bearer "+a.Token)
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Fatalf("request %d on one connection: %d", i, res.StatusCode)
+		}
+		time.Sleep(400 * time.Millisecond) // past the previous request's deadline
 	}
 }

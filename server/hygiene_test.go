@@ -54,6 +54,11 @@ func TestRequestIDAndSecurityHeaders(t *testing.T) {
 	if r.Header.Get("X-Request-Id") != "abc-123" {
 		t.Fatal("request id not echoed")
 	}
+	// Only printable ASCII is echoed (and logged); anything else is replaced.
+	r = e.do("GET", "/healthz", "", nil, "X-Request-Id", "abc\xff\x80")
+	if id := r.Header.Get("X-Request-Id"); id == "" || strings.Contains(id, "abc") {
+		t.Fatalf("request id %q", id)
+	}
 }
 
 func TestOperationsEndpoints(t *testing.T) {

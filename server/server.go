@@ -121,7 +121,7 @@ func (s *Server) recoverPanics(c fiber.Ctx) (err error) {
 func (s *Server) requestMeta(c fiber.Ctx) error {
 	start := time.Now()
 	id := c.Get(fiber.HeaderXRequestID)
-	if len(id) == 0 || len(id) > 64 || strings.ContainsAny(id, " \t\r\n\"") {
+	if len(id) == 0 || len(id) > 64 || strings.ContainsFunc(id, func(r rune) bool { return r <= ' ' || r > '~' || r == '"' }) {
 		id = uuid.NewString()
 	}
 	c.Locals(localRequestID, id)
