@@ -7,11 +7,12 @@ LDFLAGS  := -s -w -X meridian/cli.Version=$(VERSION)
 GO       ?= go
 NPM      ?= npm
 GOTEST_P ?= 2
+FUZZTIME ?= 3s
 WEB_DIST := server/web/dist/index.html
 APP_SRC  := $(shell find app -type f 2>/dev/null) app.json package.json babel.config.js tsconfig.json index.ts
 
-.PHONY: build run test deps deps-node deps-chromium deps-postgres app test-go test-app test-native test-e2e \
-        vet fmt-check clean budget bench fault
+.PHONY: build run test deps deps-node deps-chromium deps-postgres app test-go test-fuzz test-app test-native test-e2e \
+        vet fmt-check clean budget bench fault fuzz
 
 ## build: the web app and bin/meridian with the app embedded
 build: bin/meridian
@@ -51,7 +52,7 @@ deps-chromium:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Chromium"; apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 
 ## test: everything, from unit tests to the browser tests
-test: deps fmt-check vet test-go test-app test-native test-e2e
+test: deps fmt-check vet test-go test-fuzz test-app test-native test-e2e
 	@echo "make test: all green"
 
 fmt-check:
@@ -63,6 +64,20 @@ vet: $(WEB_DIST)
 # test/fault drives bin/meridian (kill -9 of serve, immediate PostgreSQL restart), so build it first.
 test-go: bin/meridian
 	$(GO) test -p $(GOTEST_P) -count=1 ./...
+
+# Go's fuzzer takes one target per run: each server/ Fuzz target in turn, FUZZTIME each
+# (make test: 3s each; longer: make fuzz FUZZTIME=10m). A failing input is written to
+# server/testdata/fuzz/<FuzzName>/, where plain `go test` replays it from then on.
+FUZZ_TARGETS = $(shell grep -ho '^func Fuzz[A-Za-z0-9_]*' server/*_test.go | cut -c6-)
+
+## fuzz: fuzz every HTTP endpoint family for FUZZTIME each (default 3s)
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  echo "fuzz $$t ($(FUZZTIME))"; \
+	  $(GO) test ./server -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 300x -parallel 1; \
+	done
+
+test-fuzz: fuzz
 
 test-app: node_modules/.installed
 	$(NPM) run --silent typecheck

@@ -41,6 +41,18 @@ const ownerRole = "meridian_owner"
 // started, or starting one). With migrate set it brings the schema up to
 // date as the owner. Queries then run as the runtime role.
 func (a *app) open(ctx context.Context, migrate bool) (*env, error) {
+	return a.openEnv(ctx, migrate, false)
+}
+
+// openServe opens serve's env: every connection of its pool carries
+// request_timeout as PostgreSQL's statement_timeout (and lock_timeout
+// just under it), so no query outlives the request it serves. Other
+// commands (a bulk seed, say) are not capped.
+func (a *app) openServe(ctx context.Context) (*env, error) {
+	return a.openEnv(ctx, true, true)
+}
+
+func (a *app) openEnv(ctx context.Context, migrate, serve bool) (*env, error) {
 	cfg, err := a.config()
 	if err != nil {
 		return nil, err
@@ -71,7 +83,11 @@ func (a *app) open(ctx context.Context, migrate bool) (*env, error) {
 			return nil, err
 		}
 	}
-	e.db, err = db.Open(ctx, e.dsn)
+	var opts []db.Option
+	if serve {
+		opts = append(opts, db.Timeouts(cfg.RequestTimeout))
+	}
+	e.db, err = db.Open(ctx, e.dsn, opts...)
 	if err != nil {
 		e.close()
 		return nil, err

@@ -2,10 +2,10 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,13 +21,12 @@ func (a *app) serveCmd() *cobra.Command {
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			started := time.Now()
-			ctx, cancel := context.WithCancel(cmd.Context())
-			defer cancel()
-			e, err := a.open(ctx, true)
+			ctx := cmd.Context() // ends at SIGINT/SIGTERM: then serve stops
+			e, err := a.openServe(ctx)
 			if err != nil {
 				return err
 			}
-			defer e.close()
+			defer e.close() // last: the database closes after everything that uses it has stopped
 			// Demo users have published passwords: only when demo_seed is
 			// true (by default only on the embedded database).
 			demo := false
@@ -43,23 +42,30 @@ func (a *app) serveCmd() *cobra.Command {
 					return err
 				}
 			}
+			// The background jobs outlive the signal until the requests in
+			// flight are done: their notifications still reach the WebSockets.
+			bgctx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
+			var bg sync.WaitGroup
+			defer func() { stopBackground(); bg.Wait() }()
+			hub := server.NewHub(e.svc, e.log)
+			bg.Add(3)
 			// The sealer numbers committed audit rows and notifications in
 			// commit order; the hub pushes the sealed notifications.
-			go e.svc.RunSealer(ctx, e.cfg.SealInterval, e.log)
-			hub := server.NewHub(e.svc, e.log)
+			go func() { defer bg.Done(); e.svc.RunSealer(bgctx, e.cfg.SealInterval, e.log) }()
 			go func() {
-				if err := hub.Listen(ctx, e.dsn); err != nil {
+				defer bg.Done()
+				if err := hub.Listen(bgctx, e.dsn); err != nil {
 					e.log.Error("notification listener stopped", "err", err)
 				}
 			}()
-			go e.svc.RunExpiry(ctx, e.cfg.ExpiryInterval, e.log)
+			go func() { defer bg.Done(); e.svc.RunExpiry(bgctx, e.cfg.ExpiryInterval, e.log) }()
 
 			ln, err := net.Listen("tcp", e.cfg.Addr)
 			if err != nil {
 				return fmt.Errorf("cannot listen on %s (addr): %w", e.cfg.Addr, err)
 			}
-			srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version, TrustedProxies: e.cfg.TrustedProxies,
-				AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser})
+			srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version, RequestTimeout: e.cfg.RequestTimeout,
+				TrustedProxies: e.cfg.TrustedProxies, AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser})
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
 
@@ -69,10 +75,13 @@ func (a *app) serveCmd() *cobra.Command {
 			case err := <-errc:
 				return err
 			}
+			// Stop accepting, finish the requests in flight (each ends by
+			// request_timeout), close the WebSockets with 1001; then the
+			// deferred calls stop the background jobs and close the database.
 			e.log.Info("shutting down")
-			sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+			sctx, scancel := context.WithTimeout(context.Background(), e.cfg.RequestTimeout+5*time.Second)
 			defer scancel()
-			if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.Canceled) {
+			if err := srv.Shutdown(sctx); err != nil {
 				e.log.Warn("shutdown", "err", err)
 			}
 			return nil

@@ -24,7 +24,7 @@ func TestAdminUsersAPI(t *testing.T) {
 	}
 	e.want(e.do("PUT", "/api/admin/users/"+itoa(adm.ID)+"/status", adm.Token, map[string]any{"is_active": false}), 422, "self-deactivation")
 	e.want(e.do("PUT", "/api/admin/users/999999/status", adm.Token, map[string]any{"is_active": true}), 404, "unknown user")
-	e.want(e.do("PUT", "/api/admin/users/abc/status", adm.Token, map[string]any{"is_active": true}), 400, "bad id")
+	e.want(e.do("PUT", "/api/admin/users/abc/status", adm.Token, map[string]any{"is_active": true}), 404, "an id in the path that cannot be one names nothing")
 	e.want(e.do("PUT", "/api/admin/users/"+itoa(c.ID)+"/status", adm.Token, map[string]any{}), 400, "missing is_active")
 	e.want(e.do("PUT", "/api/admin/users/"+itoa(c.ID)+"/status", adm.Token, map[string]any{"is_active": "yes"}), 400, "is_active wrong type")
 

@@ -1,12 +1,15 @@
 package server
 
 import (
+	"bytes"
+	"context"
 	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"net"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/lib/pq"
@@ -43,6 +46,7 @@ var fiberErrors = map[int]*errs.Error{
 	fiber.StatusRequestEntityTooLarge:       errs.E(errs.TooLarge, "body_too_large", "The request body is larger than 1 MiB"),
 	fiber.StatusBadRequest:                  errs.E(errs.Invalid, "bad_request", "The request could not be read"),
 	fiber.StatusRequestHeaderFieldsTooLarge: errs.E(errs.Invalid, "headers_too_large", "The request headers are too large"),
+	fiber.StatusUnsupportedMediaType:        errs.E(errs.Invalid, "unsupported_encoding", "The request body's Content-Encoding is not supported; send it plain, gzip or deflate"),
 }
 
 // handleError writes err as JSON. Internal errors are logged with their cause
@@ -67,6 +71,13 @@ func (s *Server) handleError(c fiber.Ctx, err error) error {
 	if status == 0 || status >= 500 {
 		status = statusOf[e.Kind]
 	}
+	if status >= 500 && (timedOut(err) || errors.Is(c.Context().Err(), context.DeadlineExceeded)) {
+		// Past request_timeout: the transaction was rolled back; the client may retry.
+		s.log.Warn("request timed out", "request_id", c.Locals(localRequestID), "path", c.Path(), "err", err)
+		c.Set(fiber.HeaderRetryAfter, "1")
+		c.Set(fiber.HeaderCacheControl, "no-store")
+		return c.Status(fiber.StatusServiceUnavailable).JSON(errorBody{Error: "The request took too long and was cancelled; nothing was changed. Please try again", Code: "timeout"})
+	}
 	if status == fiber.StatusInternalServerError && databaseUnavailable(err) {
 		s.log.Warn("database unavailable", "request_id", c.Locals(localRequestID), "path", c.Path(), "err", err)
 		c.Set(fiber.HeaderRetryAfter, "2")
@@ -88,6 +99,17 @@ func (s *Server) handleError(c fiber.Ctx, err error) error {
 	return c.Status(status).JSON(errorBody{Error: e.Message, Code: e.Code, Fields: e.Fields})
 }
 
+// timedOut reports whether err means the request ran out of time: its
+// context's deadline, or PostgreSQL's statement_timeout (57014, also what
+// a cancelled query reports) or lock_timeout (55P03).
+func timedOut(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var pe *pq.Error
+	return errors.As(err, &pe) && (pe.Code == "57014" || pe.Code == "55P03")
+}
+
 // databaseUnavailable reports whether err means the database could not be
 // reached (down, restarting, connection lost), as opposed to a bug.
 func databaseUnavailable(err error) bool {
@@ -103,11 +125,18 @@ func databaseUnavailable(err error) bool {
 // decode reads a JSON object body into v, turning every way it can be wrong
 // into a 400 a person can read.
 func decode(c fiber.Ctx, v any) error {
-	body := c.Body()
-	if len(strings.TrimSpace(string(body))) == 0 {
+	body, err := requestBody(c)
+	if err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
 		return errs.E(errs.Invalid, "invalid_json", "The request body must be a JSON object")
 	}
-	err := json.Unmarshal(body, v)
+	// encoding/json would quietly turn bytes that are not UTF-8 into U+FFFD.
+	if !utf8.Valid(body) {
+		return errs.E(errs.Invalid, "invalid_json", "The request body must be UTF-8 text")
+	}
+	err = json.Unmarshal(body, v)
 	if err == nil {
 		return nil
 	}

@@ -28,10 +28,10 @@ func TestBadBodiesAndRoutesAreJSONErrors(t *testing.T) {
 		{"POST", "/api/auth/login", `{"email": 5}`, 400},
 		{"POST", "/api/auth/register", "\xff\xfe", 400},
 		{"GET", "/api/does-not-exist", "", 404},
-		{"DELETE", "/api/auth/login", "", 404},
+		{"DELETE", "/api/auth/login", "", 405},
 		{"POST", "/api/user/accounts", `{"account_number":"X1234567","balance":1e400,"account_type_id":1}`, 400},
 		{"POST", "/api/user/accounts", `{"account_number":"X1234567","balance":NaN,"account_type_id":1}`, 400},
-		{"PUT", "/api/user/accounts/99999999999999999999", `{}`, 400},
+		{"PUT", "/api/user/accounts/99999999999999999999", `{}`, 404},
 		{"GET", "/api/user/transactions/history?limit=5000", "", 400},
 	}
 	for _, c := range cases {
@@ -53,6 +53,11 @@ func TestRequestIDAndSecurityHeaders(t *testing.T) {
 	r = e.do("GET", "/healthz", "", nil, "X-Request-Id", "abc-123")
 	if r.Header.Get("X-Request-Id") != "abc-123" {
 		t.Fatal("request id not echoed")
+	}
+	// Only printable ASCII is echoed (and logged); anything else is replaced.
+	r = e.do("GET", "/healthz", "", nil, "X-Request-Id", "abc\xff\x80")
+	if id := r.Header.Get("X-Request-Id"); id == "" || strings.Contains(id, "abc") {
+		t.Fatalf("request id %q", id)
 	}
 }
 

@@ -1,7 +1,5 @@
 package server
 
-import "github.com/gofiber/fiber/v3"
-
 // routes registers every route. api/openapi.json documents each of them;
 // TestOpenAPIMatchesRoutes fails when the two disagree.
 func (s *Server) routes() {
@@ -59,8 +57,9 @@ func (s *Server) routes() {
 
 	a.Get("/ws", s.wsUpgrade, s.wsHandler())
 
-	// Unknown API paths are a JSON 404; everything else is the web app.
-	a.All("/api/*", func(c fiber.Ctx) error { return fiber.ErrNotFound })
+	// Unknown API paths are a JSON 404 (405 with Allow for a known path
+	// asked with another method); everything else is the web app.
+	a.All(apiFallback, s.apiNotFound)
 	a.Get("/*", s.web)
 	a.Head("/*", s.web)
 }

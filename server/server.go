@@ -32,7 +32,12 @@ type Options struct {
 	// WSMaxPerUser caps one user's WebSockets on this instance (config
 	// ws_max_per_user; 0: 10).
 	WSMaxPerUser int
+	// RequestTimeout is every request's deadline (request_timeout; 0: 10 s).
+	RequestTimeout time.Duration
 }
+
+// DefaultRequestTimeout is request_timeout's default.
+const DefaultRequestTimeout = 10 * time.Second
 
 // Server is one serve instance's HTTP side.
 type Server struct {
@@ -48,6 +53,8 @@ type Server struct {
 	wsPingEvery    time.Duration
 	allowedOrigins []string // lower case, no trailing slash
 	wsMaxPerUser   int
+	timeout        time.Duration // each request's deadline
+	allow          allowTable
 }
 
 const (
@@ -64,8 +71,11 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 	if o.WSMaxPerUser <= 0 {
 		o.WSMaxPerUser = defaultWSMaxPerUser
 	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
 	s := &Server{svc: svc, hub: hub, log: o.Logger, metrics: newMetrics(), version: o.Version, wsPingEvery: wsPingEvery,
-		trustedProxies: o.TrustedProxies, wsMaxPerUser: o.WSMaxPerUser}
+		trustedProxies: o.TrustedProxies, wsMaxPerUser: o.WSMaxPerUser, timeout: o.RequestTimeout}
 	for _, origin := range o.AllowedOrigins {
 		s.allowedOrigins = append(s.allowedOrigins, strings.ToLower(strings.TrimRight(strings.TrimSpace(origin), "/")))
 	}
@@ -81,8 +91,9 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 		WriteTimeout:   30 * time.Second,
 		IdleTimeout:    120 * time.Second,
 	})
-	s.app.Use(s.requestMeta, s.recoverPanics, securityHeaders)
+	s.app.Use(s.requestMeta, s.recoverPanics, securityHeaders, s.withDeadline)
 	s.routes()
+	s.unknownMethods()
 	return s
 }
 
@@ -94,12 +105,25 @@ func (s *Server) Serve(ln net.Listener) error {
 	return s.app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
 }
 
-// Shutdown stops accepting requests and waits for those under way.
+// Shutdown stops gracefully, in this order: it stops accepting, waits for
+// the requests in flight to finish, then closes every WebSocket with close
+// code 1001 (going away) and waits for each to be closed. The caller closes
+// the database only after it returns. ctx bounds the whole wait.
 func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.app.ShutdownWithContext(ctx)
 	if s.hub != nil {
 		s.hub.CloseAll()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for s.hub.metrics.wsConns.Load() > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-tick.C:
+			}
+		}
 	}
-	return s.app.ShutdownWithContext(ctx)
+	return err
 }
 
 // recoverPanics turns a panic into a logged 500 with the usual JSON shape.
@@ -118,7 +142,7 @@ func (s *Server) recoverPanics(c fiber.Ctx) (err error) {
 func (s *Server) requestMeta(c fiber.Ctx) error {
 	start := time.Now()
 	id := c.Get(fiber.HeaderXRequestID)
-	if len(id) == 0 || len(id) > 64 || strings.ContainsAny(id, " \t\r\n\"") {
+	if len(id) == 0 || len(id) > 64 || strings.ContainsFunc(id, func(r rune) bool { return r <= ' ' || r > '~' || r == '"' }) {
 		id = uuid.NewString()
 	}
 	c.Locals(localRequestID, id)
@@ -177,24 +201,21 @@ func actor(c fiber.Ctx) bank.Actor {
 	return a
 }
 
-// pathID reads a positive integer path parameter.
+// pathID reads an id path parameter; one that cannot be an id is a 404.
 func pathID(c fiber.Ctx, name string) (int64, error) {
-	id, err := strconv.ParseInt(c.Params(name), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, errs.Field(name, name+" must be a positive whole number")
-	}
-	return id, nil
+	return bank.ParsePathID(c.Params(name))
 }
 
-// queryUserID reads the optional user_id query parameter.
+// queryUserID reads the optional user_id query parameter (400 when it is
+// not a positive whole number).
 func queryUserID(c fiber.Ctx) (*int64, error) {
 	v := c.Query("user_id")
 	if v == "" {
 		return nil, nil
 	}
-	id, err := strconv.ParseInt(v, 10, 64)
+	id, err := bank.ParseID("user_id", v)
 	if err != nil {
-		return nil, errs.Field("user_id", "user_id must be a whole number")
+		return nil, err
 	}
 	return &id, nil
 }

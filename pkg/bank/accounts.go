@@ -70,8 +70,8 @@ func (s *Service) validateAccount(ctx context.Context, q sqlx.QueryerContext, in
 	if in.Balance > s.settings.MaxAmount {
 		return AccountType{}, errs.Field("balance", fmt.Sprintf("Balance must not exceed %s", s.settings.MaxAmount.USD()))
 	}
-	if in.AccountTypeID == 0 {
-		return AccountType{}, errs.Field("account_type_id", "Account type is required")
+	if err := checkAccountTypeID(in.AccountTypeID); err != nil {
+		return AccountType{}, err
 	}
 	var t AccountType
 	err := sqlx.GetContext(ctx, q, &t, `SELECT id, type_name, currency FROM account_types WHERE id = $1`, in.AccountTypeID)
@@ -174,6 +174,9 @@ func (s *Service) AllAccounts(ctx context.Context, a Actor) ([]Account, error) {
 // else (missing, closed, someone else's) is "Account not found".
 func lockOwnAccount(ctx context.Context, tx *sqlx.Tx, a Actor, id int64) (Account, error) {
 	var acc Account
+	if id <= 0 {
+		return acc, errs.ErrAccountNotFound
+	}
 	err := tx.GetContext(ctx, &acc, `SELECT `+accountColumns+` WHERE a.id = $1 AND a.user_id = $2 AND a.closed_at IS NULL FOR UPDATE OF a`, id, a.UserID)
 	if notFound(err) {
 		return acc, errs.ErrAccountNotFound
@@ -267,20 +270,22 @@ type AccountLookup struct {
 }
 
 // LookupAccount tells the holder's name of an open account number. It is
-// rate limited per user, against enumeration.
+// rate limited per user, against enumeration. Returns invalid_input (a
+// number that is empty, over 34 characters or not text), too_many_lookups
+// or account_not_found.
 func (s *Service) LookupAccount(ctx context.Context, a Actor, number string) (AccountLookup, error) {
 	if err := requireCustomer(a); err != nil {
 		return AccountLookup{}, err
 	}
-	number = strings.TrimSpace(number)
-	if number == "" {
-		return AccountLookup{}, errs.Field("account_number", "account_number is required")
+	number, err := cleanAccountRef("account_number", number, true)
+	if err != nil {
+		return AccountLookup{}, err
 	}
 	if !s.lookups.Allow(fmt.Sprint(a.UserID), s.now()) {
 		return AccountLookup{}, errs.E(errs.RateLimited, "too_many_lookups", "Too many account lookups; wait a minute and try again")
 	}
 	var out AccountLookup
-	err := s.db.GetContext(ctx, &out, `SELECT u.full_name, a.account_number FROM accounts a JOIN users u ON u.id = a.user_id
+	err = s.db.GetContext(ctx, &out, `SELECT u.full_name, a.account_number FROM accounts a JOIN users u ON u.id = a.user_id
 		WHERE a.account_number = $1 AND a.closed_at IS NULL`, number)
 	if notFound(err) {
 		return out, errs.ErrAccountNotFound

@@ -36,12 +36,15 @@ func (s *Service) ListUsers(ctx context.Context, a Actor) ([]AdminUserRow, error
 
 // FindUser resolves a user by id or email (for the CLI).
 func (s *Service) FindUser(ctx context.Context, ref string) (User, error) {
-	ref = strings.TrimSpace(ref)
+	ref, err := clean("user", ref, MaxEmailLen, true)
+	if err != nil {
+		return User{}, err
+	}
 	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
 		return s.getUser(ctx, s.db, id)
 	}
 	var u User
-	err := s.db.GetContext(ctx, &u, `SELECT `+userColumns+` `+userFrom+` WHERE lower(u.email) = lower($1)`, ref)
+	err = s.db.GetContext(ctx, &u, `SELECT `+userColumns+` `+userFrom+` WHERE lower(u.email) = lower($1)`, ref)
 	if notFound(err) {
 		return u, errs.E(errs.NotFound, "user_not_found", fmt.Sprintf("No user with id or email %q", ref))
 	}
@@ -55,6 +58,9 @@ func adminRow(u User) AdminUserRow {
 // lockTarget locks the active admins (so two admins cannot demote each other
 // at once and leave none) and the target user, and returns the target.
 func lockTarget(ctx context.Context, tx *sqlx.Tx, userID int64) (User, int, error) {
+	if userID <= 0 {
+		return User{}, 0, errs.E(errs.NotFound, "user_not_found", "User not found")
+	}
 	var admins []int64
 	if err := tx.SelectContext(ctx, &admins, `SELECT id FROM users WHERE role_id = 2 AND is_active ORDER BY id FOR UPDATE`); err != nil {
 		return User{}, 0, errs.Wrap(err, "lock admins")
@@ -187,9 +193,12 @@ func (p Page) decode() (int, int64, error) {
 	if p.Before == "" {
 		return limit, 0, nil
 	}
+	// Only the exact text EncodeCursor makes is a cursor: anything else
+	// (not base64, another prefix, "+7", an id past bigint) is refused here.
 	raw, err := base64.RawURLEncoding.DecodeString(p.Before)
-	id, err2 := strconv.ParseInt(strings.TrimPrefix(string(raw), "id:"), 10, 64)
-	if err != nil || err2 != nil || !strings.HasPrefix(string(raw), "id:") || id <= 0 {
+	num, ok := strings.CutPrefix(string(raw), "id:")
+	id, valid := parseID(num)
+	if err != nil || !ok || !valid || *EncodeCursor(id) != p.Before {
 		return 0, 0, errs.Field("before", "before is not a cursor this server gave out")
 	}
 	return limit, id, nil
@@ -224,7 +233,7 @@ const auditColumns = `l.id, COALESCE(u.full_name, 'System') AS full_name, l.acco
 
 func (s *Service) auditPage(ctx context.Context, limit int, before int64) ([]AuditRow, *string, error) {
 	rows := []AuditRow{}
-	err := s.db.SelectContext(ctx, &rows, `SELECT `+auditColumns+` WHERE ($1 = 0 OR l.id < $1) ORDER BY l.id DESC LIMIT $2`, before, limit+1)
+	err := s.db.SelectContext(ctx, &rows, `SELECT `+auditColumns+` WHERE ($1::bigint = 0 OR l.id < $1) ORDER BY l.id DESC LIMIT $2`, before, limit+1)
 	if err != nil {
 		return nil, nil, errs.Wrap(err, "audit logs")
 	}

@@ -24,7 +24,10 @@ func (q *HistoryQuery) normalize() (int, int64, error) {
 	if q.Type != "" && q.Type != "DEBIT" && q.Type != "CREDIT" {
 		return 0, 0, errs.Field("transaction_type", "transaction_type must be DEBIT or CREDIT")
 	}
-	q.AccountNumber = strings.TrimSpace(q.AccountNumber)
+	var err error
+	if q.AccountNumber, err = cleanAccountRef("account_id", q.AccountNumber, false); err != nil {
+		return 0, 0, err
+	}
 	return q.Page.decode()
 }
 

@@ -55,6 +55,9 @@ func (s *Service) MarkNotificationRead(ctx context.Context, a Actor, id int64) e
 	if a.UserID == 0 {
 		return errs.ErrUnauthenticated
 	}
+	if id <= 0 {
+		return errNotificationNotFound
+	}
 	res, err := s.db.ExecContext(ctx, `UPDATE notifications SET is_new = false WHERE id = $1 AND user_id = $2`, id, a.UserID)
 	if err != nil {
 		return errs.Wrap(err, "mark read")

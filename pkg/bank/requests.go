@@ -3,7 +3,6 @@ package bank
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -69,7 +68,8 @@ func (s *Service) getRequest(ctx context.Context, q sqlx.QueryerContext, viewer,
 
 // CreateMoneyRequest asks the holder of in.RecipientID to pay into one of
 // the actor's open accounts. The recipient is notified; it expires after
-// the configured requests TTL.
+// the configured requests TTL. Returns invalid_input, account_not_found,
+// same_account, own_account, recipient_inactive or currency_mismatch.
 func (s *Service) CreateMoneyRequest(ctx context.Context, a Actor, in MoneyRequestInput) (MoneyRequest, error) {
 	if err := requireCustomer(a); err != nil {
 		return MoneyRequest{}, err
@@ -77,19 +77,17 @@ func (s *Service) CreateMoneyRequest(ctx context.Context, a Actor, in MoneyReque
 	if err := checkUserID(a, in.UserID); err != nil {
 		return MoneyRequest{}, err
 	}
-	in.RequesterID = strings.TrimSpace(in.RequesterID)
-	in.RecipientID = strings.TrimSpace(in.RecipientID)
-	if in.RequesterID == "" {
-		return MoneyRequest{}, errs.Field("requester_id", "requester_id is required")
+	var err error
+	if in.RequesterID, err = cleanAccountRef("requester_id", in.RequesterID, true); err != nil {
+		return MoneyRequest{}, err
 	}
-	if in.RecipientID == "" {
-		return MoneyRequest{}, errs.Field("recipient_id", "recipient_id is required")
+	if in.RecipientID, err = cleanAccountRef("recipient_id", in.RecipientID, true); err != nil {
+		return MoneyRequest{}, err
 	}
 	if err := s.checkAmount("amount", in.Amount); err != nil {
 		return MoneyRequest{}, err
 	}
-	var err error
-	if in.Description, err = clean("description", in.Description, 255, false); err != nil {
+	if in.Description, err = cleanDescription(in.Description); err != nil {
 		return MoneyRequest{}, err
 	}
 	var out MoneyRequest
@@ -184,6 +182,9 @@ type pendingRequest struct {
 // PENDING, or has passed its expiry time, answers 409.
 func (s *Service) lockPending(ctx context.Context, tx *sqlx.Tx, a Actor, id int64) (pendingRequest, error) {
 	var r pendingRequest
+	if id <= 0 {
+		return r, errRequestNotFound
+	}
 	err := tx.GetContext(ctx, &r, `SELECT id, requester_account_id, recipient_account_id, requester_user_id, recipient_user_id,
 		amount, description, status, expires_at FROM money_requests WHERE id = $1 FOR UPDATE`, id)
 	if notFound(err) || (err == nil && r.RecipientUserID != a.UserID) {

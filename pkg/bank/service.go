@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -117,8 +116,12 @@ func requireCustomer(a Actor) error {
 // CheckUserID enforces that a user_id sent by a client is the caller's own.
 func (a Actor) CheckUserID(userID *int64) error { return checkUserID(a, userID) }
 
-// checkUserID enforces that a user_id sent by a client is the caller's own.
+// checkUserID enforces that a user_id sent by a client is a valid id (400)
+// and the caller's own (403).
 func checkUserID(a Actor, userID *int64) error {
+	if userID != nil && *userID <= 0 {
+		return errs.Field("user_id", "user_id must be a positive whole number")
+	}
 	if userID != nil && *userID != a.UserID {
 		return errs.ErrNotYourUser
 	}
@@ -220,19 +223,4 @@ func (s *Service) checkAmount(field string, a money.Amount) error {
 		return errs.Field(field, fmt.Sprintf("Amount must not exceed %s", s.settings.MaxAmount.USD()))
 	}
 	return nil
-}
-
-// clean trims a text input and limits its length.
-func clean(field, v string, max int, required bool) (string, error) {
-	v = strings.TrimSpace(v)
-	if required && v == "" {
-		return "", errs.Field(field, field+" is required")
-	}
-	if len([]rune(v)) > max {
-		return "", errs.Field(field, fmt.Sprintf("%s must be at most %d characters", field, max))
-	}
-	if strings.ContainsRune(v, 0) {
-		return "", errs.Field(field, field+" contains an invalid character")
-	}
-	return v, nil
 }

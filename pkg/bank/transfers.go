@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -66,8 +65,6 @@ type transferReply struct {
 
 // IdempotencyWindow is how long an Idempotency-Key is remembered.
 const IdempotencyWindow = 24 * time.Hour
-
-const maxIdempotencyKey = 255
 
 var (
 	errInsufficientFunds = errs.E(errs.Unprocessable, "insufficient_funds", "Insufficient funds")
@@ -203,6 +200,11 @@ func (s *Service) claimKey(ctx context.Context, tx *sqlx.Tx, a Actor, key, hash 
 // hours in the same transaction; the same key with the same request answers
 // it again (Replayed, nothing moves), with a different request 409. A
 // refused transfer stores nothing: the key stays free for a retry.
+//
+// Returns invalid_input (an account number, amount, description or
+// Idempotency-Key that breaks the input rules), account_not_found,
+// same_account, account_closed, recipient_inactive, currency_mismatch,
+// insufficient_funds or idempotency_key_reused.
 func (s *Service) Transfer(ctx context.Context, a Actor, in TransferInput, idempotencyKey string) (TransferResult, error) {
 	if err := requireCustomer(a); err != nil {
 		return TransferResult{}, err
@@ -210,23 +212,21 @@ func (s *Service) Transfer(ctx context.Context, a Actor, in TransferInput, idemp
 	if err := checkUserID(a, in.UserID); err != nil {
 		return TransferResult{}, err
 	}
-	in.AccountID = strings.TrimSpace(in.AccountID)
-	in.ToAccountID = strings.TrimSpace(in.ToAccountID)
-	if in.AccountID == "" {
-		return TransferResult{}, errs.Field("account_id", "account_id is required")
+	var err error
+	if in.AccountID, err = cleanAccountRef("account_id", in.AccountID, true); err != nil {
+		return TransferResult{}, err
 	}
-	if in.ToAccountID == "" {
-		return TransferResult{}, errs.Field("to_account_id", "to_account_id is required")
+	if in.ToAccountID, err = cleanAccountRef("to_account_id", in.ToAccountID, true); err != nil {
+		return TransferResult{}, err
 	}
 	if err := s.checkAmount("amount", in.Amount); err != nil {
 		return TransferResult{}, err
 	}
-	var err error
-	if in.Description, err = clean("description", in.Description, 255, false); err != nil {
+	if in.Description, err = cleanDescription(in.Description); err != nil {
 		return TransferResult{}, err
 	}
-	if len(idempotencyKey) > maxIdempotencyKey {
-		return TransferResult{}, errs.Field("Idempotency-Key", fmt.Sprintf("Idempotency-Key must be at most %d characters", maxIdempotencyKey))
+	if err := checkText("Idempotency-Key", idempotencyKey, MaxIdempotencyKeyLen, false); err != nil {
+		return TransferResult{}, err
 	}
 	hash := requestHash(in)
 

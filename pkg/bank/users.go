@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/mail"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -39,39 +38,28 @@ var phonePattern = regexp.MustCompile(`^\+?[0-9 ()\-]{6,20}$`)
 
 func validateRegistration(in *RegisterInput) error {
 	var err error
-	if in.FullName, err = clean("full_name", in.FullName, 100, true); err != nil {
+	if in.FullName, err = clean("full_name", in.FullName, MaxNameLen, true); err != nil {
 		return err
 	}
-	in.Email = strings.TrimSpace(in.Email)
-	if in.Email == "" {
-		return errs.Field("email", "email is required")
+	if in.Email, err = clean("email", in.Email, MaxEmailLen, true); err != nil {
+		return err
 	}
-	if a, e := mail.ParseAddress(in.Email); e != nil || a.Address != in.Email || len(in.Email) > 254 {
+	if a, e := mail.ParseAddress(in.Email); e != nil || a.Address != in.Email {
 		return errs.Field("email", "email must be a valid email address")
 	}
-	in.PhoneNumber = strings.TrimSpace(in.PhoneNumber)
-	if in.PhoneNumber == "" {
-		return errs.Field("phone_number", "phone_number is required")
+	if in.PhoneNumber, err = clean("phone_number", in.PhoneNumber, MaxPhoneLen, true); err != nil {
+		return err
 	}
 	if !phonePattern.MatchString(in.PhoneNumber) {
 		return errs.Field("phone_number", "phone_number must be a phone number of 6 to 20 digits")
 	}
-	return validatePassword("password", in.Password)
-}
-
-func validatePassword(field, p string) error {
-	if len(p) < 8 {
-		return errs.Field(field, "Password must be at least 8 characters long")
-	}
-	if len(p) > 72 {
-		return errs.Field(field, "Password must be at most 72 bytes long")
-	}
-	return nil
+	return checkPassword("password", in.Password)
 }
 
 // Register creates a customer (or, from the CLI, a user of any role).
-// Returns invalid_input, email_taken, forbidden (a role from a non-admin),
-// or busy (503) when no password-check slot frees in time.
+// Returns invalid_input (a field that is missing, too long, not text, or a
+// password outside 8 to 72 bytes), email_taken, forbidden (a role from a
+// non-admin), or busy (503) when no password-check slot frees in time.
 func (s *Service) Register(ctx context.Context, actor Actor, in RegisterInput) (User, error) {
 	if err := validateRegistration(&in); err != nil {
 		return User{}, err
@@ -132,16 +120,14 @@ var errBadCredentials = errs.E(errs.Unauthorized, "invalid_credentials", "Invali
 // the address, within 15 minutes, it answers too_many_attempts (429) without
 // a bcrypt. A right password gives its claims back.
 //
-// Returns invalid_input, invalid_credentials, user_deactivated (403),
+// Returns invalid_input (empty, over-long or non-text email or password:
+// checked before any query), invalid_credentials, user_deactivated (403),
 // too_many_attempts (429), or busy (503) when no password-check slot frees
 // in time (the claims are then given back).
 func (s *Service) Login(ctx context.Context, in LoginInput) (LoginResult, error) {
-	email, password := strings.TrimSpace(in.Email), in.Password
-	if email == "" || password == "" {
-		return LoginResult{}, errs.E(errs.Invalid, "invalid_input", "email and password are required")
-	}
-	if len(password) > 1024 {
-		return LoginResult{}, errBadCredentials
+	email, password := in.Email, in.Password
+	if err := checkLogin(&email, password); err != nil {
+		return LoginResult{}, err
 	}
 	now := s.now()
 	// A malformed email cannot be anyone's: it costs no bcrypt and no email
@@ -283,14 +269,17 @@ func (s *Service) getUser(ctx context.Context, q sqlx.QueryerContext, id int64) 
 // hashed; a wrong one writes a PASSWORD_RESET_FAILED audit row (never the
 // password) in a transaction of its own.
 //
-// Returns invalid_input (a wrong old password among them),
-// too_many_attempts (429), or busy (503) when no password-check slot frees
-// in time.
+// Returns invalid_input (a missing or wrong old_password, a new_password
+// outside 8 to 72 bytes), too_many_attempts (429), or busy (503) when no
+// password-check slot frees in time.
 func (s *Service) ResetPassword(ctx context.Context, a Actor, oldPassword, newPassword string) error {
 	if oldPassword == "" {
 		return errs.Field("old_password", "old_password is required")
 	}
-	if err := validatePassword("new_password", newPassword); err != nil {
+	if err := checkPasswordInput("old_password", oldPassword); err != nil {
+		return err
+	}
+	if err := checkPassword("new_password", newPassword); err != nil {
 		return err
 	}
 	var cur struct {

@@ -36,6 +36,7 @@ type Config struct {
 	SealInterval     time.Duration // serve seals committed events at least this often
 	AllowedOrigins   []string      // browser origins besides the server's own that may open /ws
 	WSMaxPerUser     int           // open WebSockets per user per instance
+	RequestTimeout   time.Duration // every request's deadline, down to PostgreSQL's statement_timeout
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// (the sign-in limit per address); empty: the TCP peer is the client.
 	TrustedProxies []netip.Prefix
@@ -60,6 +61,7 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"log_format", "text", "text or json"},
 	{"demo_seed", "auto", "seed demo data (published passwords) when serve starts on an empty database; auto: true on the embedded database, false with database_url"},
 	{"lookup_per_minute", "30", "account-number lookups allowed per user per minute"},
+	{"request_timeout", "10s", "each request's deadline (also PostgreSQL's statement_timeout and lock_timeout for serve); past it: 503"},
 	{"trusted_proxies", "", "comma-separated IPs or CIDRs of proxies whose X-Forwarded-For is believed"},
 	{"max_password_checks", "0", "password checks (bcrypt) running at once; 0: the number of cores"},
 	{"seal_interval", "1s", "serve seals committed audit rows and notifications at least this often"},
@@ -108,7 +110,7 @@ func Load(get func(key string) string) (Config, error) {
 		dst *time.Duration
 		min time.Duration
 	}{{"token_ttl", &c.TokenTTL, time.Minute}, {"requests_ttl", &c.RequestsTTL, time.Second}, {"expiry_interval", &c.ExpiryInterval, 100 * time.Millisecond},
-		{"seal_interval", &c.SealInterval, 10 * time.Millisecond}}
+		{"seal_interval", &c.SealInterval, 10 * time.Millisecond}, {"request_timeout", &c.RequestTimeout, 100 * time.Millisecond}}
 	for _, d := range durations {
 		*d.dst, err = time.ParseDuration(strings.TrimSpace(get(d.key)))
 		if err != nil || *d.dst < d.min {

@@ -11,7 +11,7 @@ import (
 
 func TestDefaults(t *testing.T) {
 	c := Defaults()
-	if c.Addr != ":8080" || c.TokenTTL != 24*time.Hour || c.RequestsTTL != 72*time.Hour || c.DatabaseURL != "" || c.MaxAmount != 1_000_000_000_00 {
+	if c.Addr != ":8080" || c.TokenTTL != 24*time.Hour || c.RequestsTTL != 72*time.Hour || c.DatabaseURL != "" || c.MaxAmount != 1_000_000_000_00 || c.RequestTimeout != 10*time.Second {
 		t.Fatalf("unexpected defaults: %+v", c)
 	}
 	if c.SealInterval != time.Second || c.WSMaxPerUser != 10 || len(c.AllowedOrigins) != 0 {
@@ -51,6 +51,7 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"seal_interval":       "0s",
 		"allowed_origins":     "app.example.com",
 		"ws_max_per_user":     "0",
+		"request_timeout":     "0s",
 	}
 	for key, val := range cases {
 		vals := map[string]string{}

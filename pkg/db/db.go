@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,10 +14,32 @@ import (
 	"github.com/lib/pq" // the PostgreSQL driver
 )
 
+// Option sets a run-time parameter of every connection Open makes.
+type Option func(params map[string]string)
+
+// Timeouts caps every statement at d (statement_timeout) and every wait
+// for a lock at nine tenths of it (lock_timeout, so a lock wait reports
+// itself as one), on each connection of the pool, from its first statement:
+// PostgreSQL itself ends a query that outlives the request it serves (serve
+// passes request_timeout), even if the client is gone. A value already in
+// the address wins.
+func Timeouts(d time.Duration) Option {
+	return func(p map[string]string) {
+		if d > 0 {
+			p["statement_timeout"] = strconv.FormatInt(d.Milliseconds(), 10)
+			p["lock_timeout"] = strconv.FormatInt((d - d/10).Milliseconds(), 10)
+		}
+	}
+}
+
 // Open connects to PostgreSQL with a pool sized for a 2-core server and a
 // session time zone of UTC, and waits up to 30 s for it to answer.
-func Open(ctx context.Context, dsn string) (*sqlx.DB, error) {
-	db, err := sqlx.Open("postgres", withUTC(dsn))
+func Open(ctx context.Context, dsn string, opts ...Option) (*sqlx.DB, error) {
+	params := map[string]string{"timezone": "UTC", "binary_parameters": "yes"}
+	for _, o := range opts {
+		o(params)
+	}
+	db, err := sqlx.Open("postgres", withParams(dsn, params))
 	if err != nil {
 		return nil, fmt.Errorf("database_url is not a usable PostgreSQL address: %w", err)
 	}
@@ -38,13 +62,17 @@ func Open(ctx context.Context, dsn string) (*sqlx.DB, error) {
 	}
 }
 
-// withUTC adds the TimeZone=UTC run-time parameter, so timestamps come back
-// in UTC, and binary_parameters=yes, with which lib/pq sends a statement with
-// arguments in one round trip instead of two (prepare, then execute). Only
-// []byte arguments change meaning with it (sent as binary), and Meridian
-// passes none.
-func withUTC(dsn string) string {
-	params := map[string]string{"timezone": "UTC", "binary_parameters": "yes"}
+// withParams adds run-time parameters the address does not set already:
+// TimeZone=UTC, so timestamps come back in UTC; binary_parameters=yes, with
+// which lib/pq sends a statement with arguments in one round trip instead
+// of two (prepare, then execute; only []byte arguments change meaning with
+// it, sent as binary, and Meridian passes none); and those of the options.
+func withParams(dsn string, params map[string]string) string {
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
 	lower := strings.ToLower(dsn)
 	if strings.Contains(dsn, "://") {
 		u, err := url.Parse(dsn)
@@ -52,15 +80,15 @@ func withUTC(dsn string) string {
 			return dsn
 		}
 		q := u.Query()
-		for k, v := range params {
+		for _, k := range keys {
 			if !strings.Contains(lower, k) {
-				q.Set(k, v)
+				q.Set(k, params[k])
 			}
 		}
 		u.RawQuery = q.Encode()
 		return u.String()
 	}
-	for _, k := range []string{"timezone", "binary_parameters"} {
+	for _, k := range keys {
 		if !strings.Contains(lower, k) {
 			dsn += " " + k + "=" + params[k]
 		}

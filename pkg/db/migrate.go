@@ -95,6 +95,13 @@ func withLock(ctx context.Context, db *sqlx.DB, fn func(conn *sql.Conn) error) e
 		return err
 	}
 	defer conn.Close()
+	// A migration (or the wait for another instance's) may take longer than
+	// a request may: lift the pool's timeouts (db.Timeouts) on this
+	// connection while it migrates, and give them back after.
+	if _, err := conn.ExecContext(ctx, `SET statement_timeout = 0; SET lock_timeout = 0`); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.Background(), `RESET statement_timeout; RESET lock_timeout`)
 	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
 		return err
 	}
