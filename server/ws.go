@@ -107,11 +107,21 @@ func (h *Hub) Listen(ctx context.Context, dsn string) error {
 	if h.svc == nil {
 		return errors.New("hub: no service to read notifications from")
 	}
+	// The service answers tokens from memory only while this listener hears
+	// every revocation: from once it listens until it loses the connection,
+	// and again once pq has reconnected and listens anew.
 	l := pq.NewListener(dsn, 100*time.Millisecond, 10*time.Second, func(ev pq.ListenerEventType, err error) {
+		switch ev {
+		case pq.ListenerEventDisconnected, pq.ListenerEventConnectionAttemptFailed:
+			h.svc.SessionFeed(false)
+		case pq.ListenerEventReconnected:
+			h.svc.SessionFeed(true)
+		}
 		if err != nil {
 			h.log.Warn("event listener", "event", ev, "err", err)
 		}
 	})
+	defer h.svc.SessionFeed(false)
 	stop := context.AfterFunc(ctx, func() { l.Close() }) // also ends a Listen waiting for the database
 	defer stop()
 	defer l.Close()
@@ -123,6 +133,7 @@ func (h *Hub) Listen(ctx context.Context, dsn string) error {
 			return errs.Wrap(err, "listen")
 		}
 	}
+	h.svc.SessionFeed(true)
 	// Start at the newest sealed notification: older ones are in the stored list.
 	for {
 		head, err := h.svc.NotificationFeedHead(ctx)
@@ -154,6 +165,7 @@ func (h *Hub) Listen(ctx context.Context, dsn string) error {
 				h.resync()
 				go h.recheckTokens(ctx)
 			case n.Channel == bank.RevokedChannel:
+				h.svc.ForgetSession(n.Extra)
 				h.revoke(n.Extra)
 			default:
 				if s, ok := bank.ParseSealed(n.Extra); !ok || s.NotificationSeq > h.lastSeq {
@@ -223,6 +235,9 @@ func (h *Hub) resync() {
 // revoke closes the connections of a revoked token (payload: its jti) or of
 // a deactivated user (payload: "user:<id>").
 func (h *Hub) revoke(payload string) {
+	if strings.HasPrefix(payload, "role:") { // a changed role keeps its sessions
+		return
+	}
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if v, ok := strings.CutPrefix(payload, "user:"); ok {
@@ -270,7 +285,7 @@ func (h *Hub) recheckTokens(ctx context.Context) {
 func sessionEnded(ctx context.Context, svc *bank.Service, token string) bool {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	_, err := svc.Authenticate(ctx, token)
+	_, err := svc.CheckSession(ctx, token)
 	return err != nil && errs.KindOf(err) == errs.Unauthorized
 }
 

@@ -116,6 +116,9 @@ func (s *Service) SetUserActive(ctx context.Context, a Actor, userID int64, acti
 		out = u
 		return nil
 	})
+	if err == nil {
+		s.forgetUser(userID) // the next request reads role and active state afresh
+	}
 	return adminRow(out), err
 }
 
@@ -150,6 +153,9 @@ func (s *Service) AssignRole(ctx context.Context, a Actor, userID int64, roles [
 		out = u
 		return nil
 	})
+	if err == nil {
+		s.forgetUser(userID) // the next request reads role and active state afresh
+	}
 	return adminRow(out), err
 }
 

@@ -202,14 +202,32 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (LoginResult, error)
 }
 
 // Authenticate checks a bearer token and returns its user as they are now
-// in the database: role and active flag are read on every request.
+// in the database: role and active flag are read on every request, from the
+// database or, while revocation announcements reach this process, from the
+// sessions it verified a moment ago (sessioncache.go).
 //
 // Returns invalid_token (bad, expired or revoked) or user_deactivated (401).
 func (s *Service) Authenticate(ctx context.Context, token string) (Actor, error) {
+	return s.authenticate(ctx, token, true)
+}
+
+// CheckSession is Authenticate without the session cache: it always asks
+// the database (the WebSocket keepalive's backstop).
+func (s *Service) CheckSession(ctx context.Context, token string) (Actor, error) {
+	return s.authenticate(ctx, token, false)
+}
+
+var errInvalidToken = errs.E(errs.Unauthorized, "invalid_token", "Your session is invalid or has expired; sign in again")
+
+func (s *Service) authenticate(ctx context.Context, token string, cached bool) (Actor, error) {
 	now := s.now()
 	claims, err := s.tokens.Parse(token, now)
 	if err != nil {
-		return Actor{}, errs.E(errs.Unauthorized, "invalid_token", "Your session is invalid or has expired; sign in again")
+		return Actor{}, errInvalidToken
+	}
+	a, epoch, ok := s.sessions.get(claims.ID, now)
+	if ok && cached && a.UserID == claims.UserID {
+		return a, nil
 	}
 	var row struct {
 		UserID   int64      `db:"id"`
@@ -223,7 +241,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Actor, error)
 		FROM auth_tokens t JOIN users u ON u.id = t.user_id JOIN roles r ON r.id = u.role_id
 		WHERE t.jti = $1 AND t.user_id = $2`, claims.ID, claims.UserID)
 	if notFound(err) {
-		return Actor{}, errs.E(errs.Unauthorized, "invalid_token", "Your session is invalid or has expired; sign in again")
+		return Actor{}, errInvalidToken
 	}
 	if err != nil {
 		return Actor{}, errs.Wrap(err, "authenticate")
@@ -234,19 +252,25 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Actor, error)
 		return Actor{}, errs.E(errs.Unauthorized, "user_deactivated", "This user is deactivated")
 	}
 	if row.Revoked != nil {
-		return Actor{}, errs.E(errs.Unauthorized, "invalid_token", "Your session is invalid or has expired; sign in again")
+		return Actor{}, errInvalidToken
 	}
-	return Actor{UserID: row.UserID, Role: row.Role, FullName: row.FullName, TokenID: claims.ID}, nil
+	a = Actor{UserID: row.UserID, Role: row.Role, FullName: row.FullName, TokenID: claims.ID}
+	s.sessions.put(a, epoch, claims.ExpiresAt, now)
+	return a, nil
 }
 
 // Logout revokes the token the actor signed in with.
 func (s *Service) Logout(ctx context.Context, a Actor) error {
-	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE auth_tokens SET revoked_at = now() WHERE jti = $1 AND revoked_at IS NULL`, a.TokenID); err != nil {
 			return errs.Wrap(err, "revoke")
 		}
 		return audit(ctx, tx, a, AuditEntry{Action: "LOGOUT", Table: "auth_tokens", Description: "Signed out"})
 	})
+	if err == nil {
+		s.forgetToken(a.TokenID)
+	}
+	return err
 }
 
 // Me returns the actor's own user.
@@ -312,7 +336,7 @@ func (s *Service) ResetPassword(ctx context.Context, a Actor, oldPassword, newPa
 		}
 		return err
 	}
-	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
 		if err := releaseAttempts(ctx, tx, claims); err != nil {
 			return err
 		}
@@ -325,4 +349,9 @@ func (s *Service) ResetPassword(ctx context.Context, a Actor, oldPassword, newPa
 		}
 		return audit(ctx, tx, a, AuditEntry{Action: "PASSWORD_RESET", Table: "credentials", Description: "Password changed; other sessions signed out"})
 	})
+	if err == nil {
+		// Its other sessions ended: none may be answered from memory.
+		s.forgetUser(a.UserID)
+	}
+	return err
 }

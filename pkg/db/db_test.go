@@ -80,7 +80,7 @@ func TestMigrationsIgnoreRequestTimeouts(t *testing.T) {
 	defer conn.Close()
 	conn.SetMaxOpenConns(1) // the migrating connection goes back to the pool
 	all, _ := db.Migrations()
-	if _, err := db.Down(ctx, conn, len(all)); err != nil {
+	if _, err := db.DownDestroyingData(ctx, conn, len(all)); err != nil {
 		t.Fatalf("down with a 1 ms statement_timeout: %v", err)
 	}
 	if _, err := db.Up(ctx, conn, 0); err != nil {
