@@ -19,7 +19,7 @@ func (s *Server) transfer(c fiber.Ctx) error {
 		c.Set("Idempotent-Replayed", "true")
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	return c.Status(res.Status).Send(res.Body)
+	return c.Status(fiber.StatusCreated).Send(res.Body) // a replay answers as the first time did
 }
 
 // historyQuery reads the history filters and page from the query string.

@@ -86,10 +86,7 @@ var errNumberTaken = errs.E(errs.Conflict, "account_number_taken", "Account numb
 // ledger writes one ledger row for account acct (owned by userID), dated
 // now, or at the time backdated put in ctx.
 func ledger(ctx context.Context, tx *sqlx.Tx, acct, userID int64, typ, kind string, amount money.Amount, from, to int64, desc string) (int64, error) {
-	var at any
-	if t, ok := ctx.Value(backdateKey{}).(time.Time); ok {
-		at = t
-	}
+	at := ledgerDate(ctx)
 	var id int64
 	err := tx.GetContext(ctx, &id, `
 		INSERT INTO transactions (account_id, user_id, transaction_type, kind, amount, from_account_id, to_account_id, description, created_at)
@@ -101,6 +98,14 @@ func ledger(ctx context.Context, tx *sqlx.Tx, acct, userID int64, typ, kind stri
 // only the demo seed sets it (backdated), to spread its history over past
 // months. Ledger rows are never updated, so they are dated as written.
 type backdateKey struct{}
+
+// ledgerDate is the date backdated put in ctx, or nil: now.
+func ledgerDate(ctx context.Context) any {
+	if t, ok := ctx.Value(backdateKey{}).(time.Time); ok {
+		return t
+	}
+	return nil
+}
 
 // backdated returns ctx whose ledger rows are dated at.
 func backdated(ctx context.Context, at time.Time) context.Context {

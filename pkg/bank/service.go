@@ -132,9 +132,15 @@ func checkUserID(a Actor, userID *int64) error {
 // inTx runs fn in a transaction and commits it. A serialization failure or
 // deadlock is retried a few times, so it never reaches a client as a 500.
 func (s *Service) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	return s.retry(func() error { return s.tryTx(ctx, fn) })
+}
+
+// retry runs fn again, a few times, while it fails with a serialization
+// failure or a deadlock (PostgreSQL rolled the transaction back).
+func (s *Service) retry(fn func() error) error {
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
-		err = s.tryTx(ctx, fn)
+		err = fn()
 		if !retryable(err) {
 			return err
 		}

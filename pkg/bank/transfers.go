@@ -3,14 +3,15 @@ package bank
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"net/http"
+	"errors"
 	"strconv"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"meridian/pkg/errs"
 	"meridian/pkg/money"
@@ -45,13 +46,11 @@ type TransferInput struct {
 	UserID      *int64       `json:"user_id"`
 }
 
-// TransferResult is the answer to a transfer, ready to send: Status (201)
-// and Body, the JSON {"message": "Transfer successful", "transaction": ...}.
-// On a replay of an Idempotency-Key, Status and Body are the stored first
-// answer, byte for byte, Replayed is true and no money moved. Transaction is
-// the DEBIT row (decoded from Body on a replay), for the CLI and tests.
+// TransferResult is a transfer that went through: Body is the answer's JSON,
+// {"message": "Transfer successful", "transaction": ...}, and Transaction the
+// DEBIT row it holds. On a replay of an Idempotency-Key, Body is the stored
+// first answer, byte for byte, Replayed is true and no money moved.
 type TransferResult struct {
-	Status      int
 	Body        json.RawMessage
 	Transaction Transaction
 	Replayed    bool
@@ -136,59 +135,11 @@ func pay(ctx context.Context, tx *sqlx.Tx, from, to lockedAccount, amount money.
 	return debit, nil
 }
 
-func getTransaction(ctx context.Context, q sqlx.QueryerContext, id int64) (Transaction, error) {
-	var t Transaction
-	err := sqlx.GetContext(ctx, q, &t, `SELECT `+transactionColumns+` WHERE t.id = $1`, id)
-	return t, errs.Wrap(err, "read transaction")
-}
-
 // requestHash fingerprints what a transfer asks for, to tell a replay of an
 // Idempotency-Key from a different request under the same key.
 func requestHash(in TransferInput) string {
 	h := sha256.Sum256([]byte(in.AccountID + "|" + in.ToAccountID + "|" + strconv.FormatInt(int64(in.Amount), 10) + "|" + in.Description))
 	return hex.EncodeToString(h[:])
-}
-
-// storedReply is a remembered answer to an Idempotency-Key.
-type storedReply struct {
-	Hash    string    `db:"request_hash"`
-	Status  int       `db:"response_status"`
-	Body    string    `db:"response_body"`
-	Created time.Time `db:"created_at"`
-}
-
-// claimKey takes the actor's Idempotency-Key inside tx. The INSERT ... ON
-// CONFLICT DO NOTHING makes identical requests racing with one key queue up
-// on it: the first inserts, the others wait for it to commit and then find
-// its row. It returns the stored reply to replay, or nil when this request
-// is the key's first (or the stored one is older than the window).
-func (s *Service) claimKey(ctx context.Context, tx *sqlx.Tx, a Actor, key, hash string) (*storedReply, error) {
-	now := s.now()
-	res, err := tx.ExecContext(ctx, `
-		INSERT INTO idempotency_keys (user_id, key, request_hash, response_status, response_body, created_at)
-		VALUES ($1, $2, $3, 0, 'null', $4) ON CONFLICT (user_id, key) DO NOTHING`, a.UserID, key, hash, now)
-	if err != nil {
-		return nil, errs.Wrap(err, "claim idempotency key")
-	}
-	if n, _ := res.RowsAffected(); n == 1 {
-		return nil, nil
-	}
-	var r storedReply
-	err = tx.GetContext(ctx, &r, `SELECT request_hash, response_status, response_body::text AS response_body, created_at
-		FROM idempotency_keys WHERE user_id = $1 AND key = $2 FOR UPDATE`, a.UserID, key)
-	if err != nil {
-		return nil, errs.Wrap(err, "read idempotency key")
-	}
-	if r.Created.Before(now.Add(-IdempotencyWindow)) {
-		// Expired: this request takes the key over.
-		_, err := tx.ExecContext(ctx, `UPDATE idempotency_keys SET request_hash = $3, response_status = 0, response_body = 'null', created_at = $4
-			WHERE user_id = $1 AND key = $2`, a.UserID, key, hash, now)
-		return nil, errs.Wrap(err, "renew idempotency key")
-	}
-	if r.Hash != hash {
-		return nil, errKeyReused
-	}
-	return &r, nil
 }
 
 // Transfer moves money from one of the actor's open accounts to another
@@ -229,83 +180,71 @@ func (s *Service) Transfer(ctx context.Context, a Actor, in TransferInput, idemp
 		return TransferResult{}, err
 	}
 	hash := requestHash(in)
+	var key any // NULL: no Idempotency-Key
+	if idempotencyKey != "" {
+		key = idempotencyKey
+	}
 
+	// One statement, one round trip: transfer_money (migration 0008) claims
+	// the key, locks both accounts in id order, checks, moves the money,
+	// writes both ledger rows, the notification and the audit row, and
+	// stores the answer, in the statement's own transaction.
 	var out TransferResult
-	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
-		out = TransferResult{}
-		if idempotencyKey != "" {
-			stored, err := s.claimKey(ctx, tx, a, idempotencyKey, hash)
-			if err != nil {
-				return err
+	err = s.retry(func() error {
+		var body, refused sql.NullString
+		err := s.db.QueryRowContext(ctx, `SELECT replayed, body, refused FROM transfer_money($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			a.UserID, in.AccountID, in.ToAccountID, in.Amount, in.Description, key, hash, s.now(), IdempotencyWindow.String(), ledgerDate(ctx)).
+			Scan(&out.Replayed, &body, &refused)
+		switch {
+		case err != nil:
+			return backstop(err)
+		case refused.Valid:
+			if e, ok := refusals[refused.String]; ok {
+				return e
 			}
-			if stored != nil {
-				out.Status, out.Body, out.Replayed = stored.Status, json.RawMessage(stored.Body), true
-				var reply transferReply
-				if err := json.Unmarshal(out.Body, &reply); err != nil {
-					return errs.Wrap(err, "stored reply")
-				}
-				out.Transaction = reply.Transaction
-				return nil
-			}
+			return errs.Wrap(errors.New(refused.String), "transfer refused")
 		}
-		rows, err := lockAccounts(ctx, tx, "UPDATE", `a.account_number IN ($1, $2)`, in.AccountID, in.ToAccountID)
-		if err != nil {
-			return err
-		}
-		from, ok := pick(rows, func(r lockedAccount) bool { return r.AccountNumber == in.AccountID })
-		if !ok || from.UserID != a.UserID || from.Closed {
-			return errs.ErrAccountNotFound
-		}
-		if in.AccountID == in.ToAccountID {
-			return errSameAccount
-		}
-		to, ok := pick(rows, func(r lockedAccount) bool { return r.AccountNumber == in.ToAccountID })
-		if !ok {
-			return errs.ErrAccountNotFound
-		}
-		if to.Closed {
-			return errRecipientClosed
-		}
-		if !to.HolderActive {
-			return errRecipientInactive
-		}
-		if from.Currency != to.Currency {
-			return errCurrencyMismatch
-		}
-		debit, err := pay(ctx, tx, from, to, in.Amount, "transfer", in.Description)
-		if err != nil {
-			return err
-		}
-		if err := notify(ctx, tx, to.UserID, fmt.Sprintf("You received %s from account %s", in.Amount.USD(), from.AccountNumber)); err != nil {
-			return err
-		}
-		if err := audit(ctx, tx, a, AuditEntry{Action: "TRANSFER", Table: "transactions", AccountNumber: from.AccountNumber,
-			Description: fmt.Sprintf("Transferred %s from %s to %s (transaction %d)", in.Amount.USD(), from.AccountNumber, to.AccountNumber, debit)}); err != nil {
-			return err
-		}
-		if out.Transaction, err = getTransaction(ctx, tx, debit); err != nil {
-			return err
-		}
-		body, err := json.Marshal(transferReply{Message: "Transfer successful", Transaction: out.Transaction})
-		if err != nil {
-			return errs.Wrap(err, "encode reply")
-		}
-		out.Status, out.Body = http.StatusCreated, body
-		if idempotencyKey != "" {
-			// Store the reply and answer the stored text, so a replay is byte for byte the same.
-			var stored string
-			if err := tx.GetContext(ctx, &stored, `UPDATE idempotency_keys SET response_status = $3, response_body = $4
-				WHERE user_id = $1 AND key = $2 RETURNING response_body::text`, a.UserID, idempotencyKey, out.Status, string(body)); err != nil {
-				return errs.Wrap(err, "store reply")
-			}
-			out.Body = json.RawMessage(stored)
-		}
+		out.Body = json.RawMessage(body.String)
 		return nil
 	})
 	if err != nil {
 		return TransferResult{}, err
 	}
+	if !out.Replayed {
+		s.pokeSealer() // committed: the sealer numbers the new notification and audit row
+	}
+	var reply transferReply
+	if err := json.Unmarshal(out.Body, &reply); err != nil {
+		return TransferResult{}, errs.Wrap(err, "transfer reply")
+	}
+	out.Transaction = reply.Transaction
 	return out, nil
+}
+
+// refusals are the answers transfer_money refuses with, by their code.
+var refusals = map[string]error{
+	"account_not_found":      errs.ErrAccountNotFound,
+	"same_account":           errSameAccount,
+	"account_closed":         errRecipientClosed,
+	"recipient_inactive":     errRecipientInactive,
+	"currency_mismatch":      errCurrencyMismatch,
+	"insufficient_funds":     errInsufficientFunds,
+	"idempotency_key_reused": errKeyReused,
+	"user_deactivated":       errs.E(errs.Unauthorized, "user_deactivated", "This user is deactivated"),
+}
+
+// backstop reads an error a money statement raised: the CHECK (balance >= 0)
+// behind the funds test is insufficient funds too; a deadlock or
+// serialization failure is left as it is, for retry.
+func backstop(err error) error {
+	var pe *pq.Error
+	if errors.As(err, &pe) && pe.Code == "23514" && pe.Constraint == "accounts_balance_check" {
+		return errInsufficientFunds
+	}
+	if retryable(err) {
+		return err
+	}
+	return errs.Wrap(err, "transfer")
 }
 
 // purgeIdempotencyKeys forgets keys older than the window.

@@ -128,8 +128,8 @@ func TestTransferHappyPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != 201 || res.Replayed {
-		t.Fatalf("status %d replayed %v", res.Status, res.Replayed)
+	if len(res.Body) == 0 || res.Replayed {
+		t.Fatalf("body %s replayed %v", res.Body, res.Replayed)
 	}
 	var body map[string]json.RawMessage
 	if err := json.Unmarshal(res.Body, &body); err != nil {
@@ -342,7 +342,7 @@ func TestTransferIdempotency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Replayed || first.Status != 201 {
+	if first.Replayed || len(first.Body) == 0 {
 		t.Fatalf("first %+v", first)
 	}
 	afterFirst := stateOf(t, s)
@@ -351,7 +351,7 @@ func TestTransferIdempotency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !again.Replayed || again.Status != 201 || !bytes.Equal(again.Body, first.Body) || again.Transaction != first.Transaction {
+	if !again.Replayed || !bytes.Equal(again.Body, first.Body) || again.Transaction != first.Transaction {
 		t.Fatalf("replay %s %+v; want %s", again.Body, again, first.Body)
 	}
 	var m struct {
@@ -379,6 +379,25 @@ func TestTransferIdempotency(t *testing.T) {
 	}
 	wantUnchanged(t, s, afterFirst)
 
+	// A refused transfer stores nothing: its key stays free, and the same
+	// request under it goes through once it can.
+	big := TransferInput{AccountID: in.AccountID, ToAccountID: in.ToAccountID, Amount: amt(t, "500.00"), Description: "Car"}
+	_, err = s.Transfer(ctx, alice, big, "key-2")
+	wantKind(t, err, errs.Unprocessable, "insufficient_funds")
+	var claimed int
+	if err := s.db.Get(&claimed, `SELECT count(*) FROM idempotency_keys WHERE key = 'key-2'`); err != nil || claimed != 0 {
+		t.Fatalf("a refused transfer left its key claimed (%d, %v)", claimed, err)
+	}
+	wantUnchanged(t, s, afterFirst)
+	_, err = s.Transfer(ctx, alice, TransferInput{AccountID: in.AccountID, ToAccountID: "NOSUCH000", Amount: in.Amount}, "key-2")
+	wantKind(t, err, errs.NotFound, "account_not_found")
+	if _, err := s.Transfer(ctx, alice, in, "key-2"); err != nil {
+		t.Fatalf("the key of a refused transfer is free again: %v", err)
+	}
+	if b := balanceOf(t, s, from.ID); b != amt(t, "80.00") {
+		t.Fatalf("balance %s", b)
+	}
+
 	// Keys are per user: Bob's "key-1" is his own.
 	if res, err := s.Transfer(ctx, bob, TransferInput{AccountID: bobFrom.AccountNumber, ToAccountID: from.AccountNumber, Amount: 100}, "key-1"); err != nil || res.Replayed {
 		t.Fatalf("bob's key-1: %+v %v", res, err)
@@ -389,7 +408,7 @@ func TestTransferIdempotency(t *testing.T) {
 			t.Fatalf("no key: %+v %v", res, err)
 		}
 	}
-	if b := balanceOf(t, s, from.ID); b != amt(t, "71.00") {
+	if b := balanceOf(t, s, from.ID); b != amt(t, "61.00") {
 		t.Fatalf("balance %s", b)
 	}
 
@@ -400,7 +419,7 @@ func TestTransferIdempotency(t *testing.T) {
 	if err != nil || res.Replayed || res.Transaction.ID == first.Transaction.ID {
 		t.Fatalf("after 25h: %+v %v", res, err)
 	}
-	if b := balanceOf(t, s, from.ID); b != amt(t, "61.00") {
+	if b := balanceOf(t, s, from.ID); b != amt(t, "51.00") {
 		t.Fatalf("balance %s", b)
 	}
 	clock.add(25 * time.Hour)
