@@ -24,6 +24,12 @@ var AppendOnlyTables = []string{"transactions", "audit_log", "audit_chain", "not
 // A table listed here that does not exist (yet) is skipped.
 var ReadOnlyTables = []string{"schema_migrations", "event_sealer"}
 
+// KeptTables hold rows that change but are never removed: a user is
+// deactivated, an account closed, never deleted. Ledger, notification and
+// audit rows point at them without foreign keys on the money path
+// (migrations/0009), so the runtime role may not DELETE them.
+var KeptTables = []string{"users", "accounts"}
+
 // DefaultAppRole is the runtime role of the embedded database, and the
 // default of database_app_role.
 const DefaultAppRole = "meridian_app"
@@ -38,8 +44,8 @@ var (
 
 // GrantRuntime gives role exactly what serve and the CLI need at run time:
 // SELECT, INSERT, UPDATE and DELETE on every table of the schema except the
-// AppendOnlyTables, where it gets SELECT and INSERT only, and the
-// ReadOnlyTables, which it may only read; USAGE and SELECT on
+// AppendOnlyTables, where it gets SELECT and INSERT only, the KeptTables,
+// where it gets no DELETE, and the ReadOnlyTables, which it may only read; USAGE and SELECT on
 // the sequences; EXECUTE on the functions. It never gives TRUNCATE,
 // REFERENCES, TRIGGER or ownership, so the role can neither change an
 // append-only row nor switch a trigger off. It runs as the schema's owner,
@@ -117,6 +123,9 @@ func GrantRuntime(ctx context.Context, db *sqlx.DB, role string) error {
 			return err
 		}
 		if err := revoke(AppendOnlyTables, `UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER`); err != nil {
+			return err
+		}
+		if err := revoke(KeptTables, `DELETE, TRUNCATE, REFERENCES, TRIGGER`); err != nil {
 			return err
 		}
 		for _, s := range stmts {
