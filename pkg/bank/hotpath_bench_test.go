@@ -1,0 +1,134 @@
+package bank
+
+import (
+	"fmt"
+	"testing"
+)
+
+// The hot paths of the money service, one benchmark each, against a real
+// PostgreSQL database, so that a change that makes one slower shows up in
+// review (`go test ./pkg/bank -run '^$' -bench . -benchtime 2s`). Each
+// reports the time of one call from one client; the load test (`make
+// bench`) measures them under concurrency.
+
+// benchPair returns two customers with an account each; the first holds
+// enough money for every transfer the benchmark makes.
+func benchPair(b *testing.B) (*Service, Actor, Account, Account) {
+	b.Helper()
+	s := newService(b)
+	alice := newCustomer(b, s, "Alice Bench")
+	bob := newCustomer(b, s, "Bob Bench")
+	return s, alice, openAccount(b, s, alice, "100000000.00"), openAccount(b, s, bob, "0")
+}
+
+func BenchmarkTransfer(b *testing.B) {
+	s, alice, from, to := benchPair(b)
+	in := TransferInput{AccountID: from.AccountNumber, ToAccountID: to.AccountNumber, Amount: 125, Description: "bench"}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Transfer(ctx, alice, in, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkTransferWithIdempotencyKey(b *testing.B) {
+	s, alice, from, to := benchPair(b)
+	in := TransferInput{AccountID: from.AccountNumber, ToAccountID: to.AccountNumber, Amount: 125, Description: "bench"}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Transfer(ctx, alice, in, fmt.Sprintf("bench-%d", i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkTransferRefused(b *testing.B) {
+	s, alice, _, to := benchPair(b)
+	empty := openAccount(b, s, alice, "0")
+	in := TransferInput{AccountID: empty.AccountNumber, ToAccountID: to.AccountNumber, Amount: 125}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Transfer(ctx, alice, in, fmt.Sprintf("bench-%d", i)); err != errInsufficientFunds {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchToken signs a customer in and returns the token.
+func benchToken(b *testing.B, s *Service) string {
+	b.Helper()
+	a := newCustomer(b, s, "Tom Token")
+	u, err := s.getUser(ctx, s.db, a.UserID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := s.Login(ctx, LoginInput{Email: u.Email, Password: testPassword})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return res.Token
+}
+
+func BenchmarkAuthenticate(b *testing.B) {
+	for _, feed := range []bool{false, true} {
+		b.Run(map[bool]string{false: "database", true: "cached"}[feed], func(b *testing.B) {
+			s := newService(b)
+			tok := benchToken(b, s)
+			s.SessionFeed(feed)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := s.Authenticate(ctx, tok); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkHistoryPage(b *testing.B) {
+	s, alice, from, to := benchPair(b)
+	for range 200 {
+		if _, err := s.Transfer(ctx, alice, TransferInput{AccountID: from.AccountNumber, ToAccountID: to.AccountNumber, Amount: 100}, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := s.History(ctx, alice, HistoryQuery{Page: Page{Limit: 50}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkUserSummary(b *testing.B) {
+	s, alice, from, to := benchPair(b)
+	for range 200 {
+		if _, err := s.Transfer(ctx, alice, TransferInput{AccountID: from.AccountNumber, ToAccountID: to.AccountNumber, Amount: 100}, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.UserSummary(ctx, alice); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSeal seals what one transfer wrote (a notification and an audit row).
+func BenchmarkSeal(b *testing.B) {
+	s, alice, from, to := benchPair(b)
+	in := TransferInput{AccountID: from.AccountNumber, ToAccountID: to.AccountNumber, Amount: 100}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if _, err := s.Transfer(ctx, alice, in, ""); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, err := s.Seal(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
