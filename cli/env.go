@@ -92,6 +92,8 @@ func (a *app) openEnv(ctx context.Context, migrate, serve bool) (*env, error) {
 		e.close()
 		return nil, err
 	}
+	e.db.SetMaxOpenConns(cfg.DatabasePoolSize)
+	e.db.SetMaxIdleConns(cfg.DatabasePoolSize)
 	var user string
 	if err := e.db.GetContext(ctx, &user, `SELECT current_user`); err == nil && user != cfg.DatabaseAppRole {
 		e.log.Warn("database_url signs in as another role than database_app_role, so the ledger and the audit log are only as safe as that role's privileges", "user", user, "database_app_role", cfg.DatabaseAppRole)

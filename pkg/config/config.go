@@ -33,6 +33,7 @@ type Config struct {
 	LogFormat        string        // text or json
 	DemoSeed         bool          // seed demo data (published passwords) on the first start of an empty database
 	LookupPerMinute  int           // account-number lookups a user may make per minute
+	DatabasePoolSize int           // connections a command opens at most
 	SealInterval     time.Duration // serve seals committed events at least this often
 	AllowedOrigins   []string      // browser origins besides the server's own that may open /ws
 	WSMaxPerUser     int           // open WebSockets per user per instance
@@ -61,6 +62,7 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"log_format", "text", "text or json"},
 	{"demo_seed", "auto", "seed demo data (published passwords) when serve starts on an empty database; auto: true on the embedded database, false with database_url"},
 	{"lookup_per_minute", "30", "account-number lookups allowed per user per minute"},
+	{"database_pool_size", "16", "database connections each serve instance opens at most (requests beyond them wait, within request_timeout)"},
 	{"request_timeout", "10s", "each request's deadline (also PostgreSQL's statement_timeout and lock_timeout for serve); past it: 503"},
 	{"trusted_proxies", "", "comma-separated IPs or CIDRs of proxies whose X-Forwarded-For is believed"},
 	{"max_password_checks", "0", "password checks (bcrypt) running at once; 0: the number of cores"},
@@ -145,6 +147,10 @@ func Load(get func(key string) string) (Config, error) {
 	c.LookupPerMinute, err = strconv.Atoi(strings.TrimSpace(get("lookup_per_minute")))
 	if err != nil || c.LookupPerMinute < 1 {
 		return c, bad("lookup_per_minute", "a whole number of at least 1")
+	}
+	c.DatabasePoolSize, err = strconv.Atoi(strings.TrimSpace(get("database_pool_size")))
+	if err != nil || c.DatabasePoolSize < 2 || c.DatabasePoolSize > 1000 {
+		return c, bad("database_pool_size", "a whole number from 2 to 1000")
 	}
 	if c.TrustedProxies, err = parsePrefixes(get("trusted_proxies")); err != nil {
 		return c, bad("trusted_proxies", `a comma-separated list of IP addresses or CIDRs like "10.0.0.1, 10.1.0.0/16"`)

@@ -52,6 +52,7 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"allowed_origins":     "app.example.com",
 		"ws_max_per_user":     "0",
 		"request_timeout":     "0s",
+		"database_pool_size":  "1",
 	}
 	for key, val := range cases {
 		vals := map[string]string{}
