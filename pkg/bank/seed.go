@@ -273,8 +273,8 @@ func (s *Service) SeedBulk(ctx context.Context, o BulkOptions) (BulkStats, error
 		if _, err := tx.ExecContext(ctx, `ALTER TABLE bulk_acc ADD PRIMARY KEY (i); ANALYZE bulk_acc`); err != nil {
 			return errs.Wrap(err, "bulk index")
 		}
-		// The ledger totals (migrations/0002) are added once for all bulk rows
-		// below, instead of row by row by the trigger.
+		// The ledger totals (migrations/0002, per currency since 0005) are
+		// added once for all bulk rows below, instead of row by row by the trigger.
 		var lastID int64
 		if err := tx.GetContext(ctx, &lastID, `SELECT COALESCE(max(id), 0) FROM transactions`); err != nil {
 			return errs.Wrap(err, "bulk last id")
@@ -304,15 +304,16 @@ func (s *Service) SeedBulk(ctx context.Context, o BulkOptions) (BulkStats, error
 			return errs.Wrap(err, "bulk transfer rows")
 		}
 		if _, err := tx.ExecContext(ctx, `
-			UPDATE ledger_totals l SET transactions = l.transactions + x.transactions, transfers = l.transfers + x.transfers,
-				sent = l.sent + x.sent, received = l.received + x.received, net = l.net + x.net
-			FROM (SELECT count(*) AS transactions,
-				count(*) FILTER (WHERE kind IN ('transfer', 'request') AND transaction_type = 'DEBIT') AS transfers,
-				COALESCE(sum(amount) FILTER (WHERE kind IN ('transfer', 'request') AND transaction_type = 'DEBIT'), 0) AS sent,
-				COALESCE(sum(amount) FILTER (WHERE kind IN ('transfer', 'request') AND transaction_type = 'CREDIT'), 0) AS received,
-				COALESCE(sum(CASE transaction_type WHEN 'CREDIT' THEN amount ELSE -amount END), 0) AS net
-				FROM transactions WHERE id > $1) x
-			WHERE l.shard = 0`, lastID); err != nil {
+			INSERT INTO ledger_totals AS l (shard, currency, transactions, transfers, sent, received, net)
+			SELECT 0, a.currency, count(*),
+				count(*) FILTER (WHERE t.kind IN ('transfer', 'request') AND t.transaction_type = 'DEBIT'),
+				COALESCE(sum(t.amount) FILTER (WHERE t.kind IN ('transfer', 'request') AND t.transaction_type = 'DEBIT'), 0),
+				COALESCE(sum(t.amount) FILTER (WHERE t.kind IN ('transfer', 'request') AND t.transaction_type = 'CREDIT'), 0),
+				COALESCE(sum(CASE t.transaction_type WHEN 'CREDIT' THEN t.amount ELSE -t.amount END), 0)
+			FROM transactions t JOIN accounts a ON a.id = t.account_id WHERE t.id > $1 GROUP BY a.currency
+			ON CONFLICT (shard, currency) DO UPDATE SET transactions = l.transactions + EXCLUDED.transactions,
+				transfers = l.transfers + EXCLUDED.transfers, sent = l.sent + EXCLUDED.sent,
+				received = l.received + EXCLUDED.received, net = l.net + EXCLUDED.net`, lastID); err != nil {
 			return errs.Wrap(err, "bulk totals")
 		}
 		if _, err := tx.ExecContext(ctx, `SET LOCAL meridian.bulk_ledger = 'off'`); err != nil {
@@ -385,7 +386,8 @@ const bulkTransfersSQL = `
 // bulkAccountsSQL opens $2 accounts (Checking, Savings, ...) for each bulk
 // user numbered after $1, with their final balance: a random amount kept
 // (100.00 to 10,000.00, from the seed $3) plus what the account receives.
-// bulk_acc maps each account's index to its id.
+// bulk_acc maps each account's index to its id. The numbers are recorded
+// in account_numbers as the bulk users' for good.
 const bulkAccountsSQL = `
 	CREATE TEMP TABLE bulk_acc ON COMMIT DROP AS
 	WITH a AS (
@@ -399,6 +401,8 @@ const bulkAccountsSQL = `
 		CROSS JOIN LATERAL (SELECT (u.n - $1 - 1) * $2 + k AS i) x
 		LEFT JOIN bulk_sum s ON s.i = x.i
 		ORDER BY u.n, k
-		RETURNING id, user_id, account_number, balance, created_at)
+		RETURNING id, user_id, account_number, balance, created_at),
+	-- Every number is its holder's for good (migrations/0005).
+	n AS (INSERT INTO account_numbers (account_number, user_id) SELECT account_number, user_id FROM a)
 	SELECT (substring(account_number FROM 3 FOR 10)::bigint - $1 - 1) * $2 + substring(account_number FROM 13)::bigint AS i,
 		id, user_id, balance, created_at FROM a`

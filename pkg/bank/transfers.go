@@ -218,7 +218,7 @@ func (s *Service) Transfer(ctx context.Context, a Actor, in TransferInput, idemp
 	if in.ToAccountID == "" {
 		return TransferResult{}, errs.Field("to_account_id", "to_account_id is required")
 	}
-	if err := s.checkAmount("amount", in.Amount); err != nil {
+	if err := s.checkAmount(ctx, a, "amount", in.Amount, in.AccountID); err != nil {
 		return TransferResult{}, err
 	}
 	var err error
@@ -276,11 +276,11 @@ func (s *Service) Transfer(ctx context.Context, a Actor, in TransferInput, idemp
 		if err != nil {
 			return err
 		}
-		if err := notify(ctx, tx, to.UserID, fmt.Sprintf("You received %s from account %s", in.Amount.USD(), from.AccountNumber)); err != nil {
+		if err := notify(ctx, tx, to.UserID, fmt.Sprintf("You received %s from account %s", money.Format(in.Amount, from.Currency), from.AccountNumber)); err != nil {
 			return err
 		}
 		if err := audit(ctx, tx, a, AuditEntry{Action: "TRANSFER", Table: "transactions", AccountNumber: from.AccountNumber,
-			Description: fmt.Sprintf("Transferred %s from %s to %s (transaction %d)", in.Amount.USD(), from.AccountNumber, to.AccountNumber, debit)}); err != nil {
+			Description: fmt.Sprintf("Transferred %s from %s to %s (transaction %d)", money.Format(in.Amount, from.Currency), from.AccountNumber, to.AccountNumber, debit)}); err != nil {
 			return err
 		}
 		if out.Transaction, err = getTransaction(ctx, tx, debit); err != nil {
