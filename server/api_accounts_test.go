@@ -23,6 +23,11 @@ func TestAccountsAPI(t *testing.T) {
 	if len(types) < 3 || types[0]["type_name"] != "Checking" {
 		t.Fatal(types)
 	}
+	for _, ty := range types {
+		if ty["ID"] == nil || ty["ID"] != ty["id"] {
+			t.Fatalf("account type without ID = id (the first app reads ID): %v", ty)
+		}
+	}
 	acc := e.want(e.do("POST", "/api/user/accounts", a.Token, map[string]any{"account_number": "GUS0000001", "balance": "1250.50", "account_type_id": 1, "user_id": a.ID}), 201, "create").JSON(t)
 	if acc["balance"] != 1250.5 || acc["name"] != "Gus Grant" || acc["type_name"] != "Checking" || acc["currency"] != "USD" {
 		t.Fatal(acc)
@@ -87,4 +92,19 @@ func TestAccountsAPI(t *testing.T) {
 	if len(all) != 1 {
 		t.Fatalf("admin sees %d open accounts", len(all))
 	}
+}
+
+// A number renamed away stays its holder's: another customer gets 409, the
+// holder takes it back.
+func TestAccountNumberNotReissuedAPI(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a, b := e.customer("Ida Own"), e.customer("Jay Want")
+	id, num := e.account(a, 0)
+	e.want(e.do("PUT", "/api/user/accounts/"+itoa(id), a.Token, map[string]any{"account_number": "IDARENAMED", "balance": 0, "account_type_id": 1}), 200, "rename away")
+	r := e.want(e.do("POST", "/api/user/accounts", b.Token, map[string]any{"account_number": num, "balance": 0, "account_type_id": 1}), 409, "another customer")
+	if m := r.JSON(t); m["error"] != "Account number already exists" || m["code"] != "account_number_taken" {
+		t.Fatal(m)
+	}
+	e.want(e.do("POST", "/api/user/accounts", a.Token, map[string]any{"account_number": num, "balance": 0, "account_type_id": 1}), 201, "the holder takes it back")
 }

@@ -105,3 +105,17 @@ func TestAuditLogVerifyAPI(t *testing.T) {
 		t.Fatalf("tampered row %d: %v", id, m)
 	}
 }
+
+func TestPromoteCustomerWithMoneyAPI(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	adm := e.admin()
+	c := e.customer("Kim Keep")
+	id, _ := e.account(c, 5)
+	r := e.want(e.do("POST", "/api/admin/assign-roles", adm.Token, map[string]any{"user_id": c.ID, "roles": []string{"Admin"}}), 422, "promote with money")
+	if m := r.JSON(t); m["error"] != "Close or empty this customer's accounts first" || m["code"] != "customer_has_accounts" {
+		t.Fatal(m)
+	}
+	e.want(e.do("PUT", "/api/user/accounts/"+itoa(id), c.Token, map[string]any{"account_number": "KIMEMPTY01", "balance": 0, "account_type_id": 1}), 200, "empty it")
+	e.want(e.do("POST", "/api/admin/assign-roles", adm.Token, map[string]any{"user_id": c.ID, "roles": []string{"Admin"}}), 200, "promote when empty")
+}

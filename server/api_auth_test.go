@@ -67,6 +67,14 @@ func TestMeLogoutAndReset(t *testing.T) {
 	}
 	e.want(e.do("GET", "/api/auth/me", a.Token, nil), 401, "after logout")
 	e.want(e.do("POST", "/api/auth/logout", a.Token, nil), 401, "logout twice")
+
+	// POST /auth/logout, the first app's path, does the same.
+	third := e.login(a.Email, "newpassword1")
+	if r := e.do("POST", "/auth/logout", third.Token, nil); r.Status != 204 {
+		t.Fatalf("legacy logout %d %s", r.Status, r.Body)
+	}
+	e.want(e.do("GET", "/api/auth/me", third.Token, nil), 401, "after the legacy logout")
+	e.want(e.do("POST", "/auth/logout", "", nil), 401, "legacy logout without a token")
 }
 
 func TestBrokenAuthorizationHeaders(t *testing.T) {

@@ -77,7 +77,8 @@ func (s *Server) listMoneyRequests(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"data": rows})
+	// A bare array: the first app's Money Requests screen reads only an array.
+	return c.JSON(rows)
 }
 
 func (s *Server) adminMoneyRequests(c fiber.Ctx) error {

@@ -427,6 +427,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		{"MoneyRequestInput", bank.MoneyRequestInput{}, false},
 		{"UserSummary", bank.UserSummary{}, true},
 		{"AdminSummary", bank.AdminSummary{}, true},
+		{"CurrencyTotals", bank.CurrencyTotals{}, true},
 		{"MonthPoint", bank.MonthPoint{}, true},
 		{"Notification", bank.Notification{}, true},
 		{"LiveNotification", Push{}, true},

@@ -16,7 +16,10 @@ func (s *Server) routes() {
 	for _, p := range []string{"/api/auth/login", "/login"} {
 		a.Post(p, s.login)
 	}
-	a.Post("/api/auth/logout", s.authenticate, s.logout)
+	// POST /auth/logout is the path the first app signs out at.
+	for _, p := range []string{"/api/auth/logout", "/auth/logout"} {
+		a.Post(p, s.authenticate, s.logout)
+	}
 	a.Get("/api/auth/me", s.authenticate, s.me)
 
 	// Administration.

@@ -26,9 +26,11 @@ type Account struct {
 	UserID        int64        `json:"user_id" db:"user_id"`
 }
 
-// AccountType is a kind of account in one currency.
+// AccountType is a kind of account in one currency. LegacyID repeats ID as
+// "ID" for the first app's clients, which read that name.
 type AccountType struct {
 	ID       int    `json:"id" db:"id"`
+	LegacyID int    `json:"ID" db:"-"`
 	TypeName string `json:"type_name" db:"type_name"`
 	Currency string `json:"currency" db:"currency"`
 }
@@ -52,8 +54,13 @@ func (s *Service) AccountTypes(ctx context.Context, a Actor) ([]AccountType, err
 		return nil, err
 	}
 	types := []AccountType{}
-	err := s.db.SelectContext(ctx, &types, `SELECT id, type_name, currency FROM account_types ORDER BY id`)
-	return types, errs.Wrap(err, "account types")
+	if err := s.db.SelectContext(ctx, &types, `SELECT id, type_name, currency FROM account_types ORDER BY id`); err != nil {
+		return nil, errs.Wrap(err, "account types")
+	}
+	for i := range types {
+		types[i].LegacyID = types[i].ID
+	}
+	return types, nil
 }
 
 func (s *Service) validateAccount(ctx context.Context, q sqlx.QueryerContext, in *AccountInput) (AccountType, error) {
@@ -67,9 +74,6 @@ func (s *Service) validateAccount(ctx context.Context, q sqlx.QueryerContext, in
 	if in.Balance < 0 {
 		return AccountType{}, errs.Field("balance", "Balance cannot be negative")
 	}
-	if in.Balance > s.settings.MaxAmount {
-		return AccountType{}, errs.Field("balance", fmt.Sprintf("Balance must not exceed %s", s.settings.MaxAmount.USD()))
-	}
 	if err := checkAccountTypeID(in.AccountTypeID); err != nil {
 		return AccountType{}, err
 	}
@@ -78,10 +82,38 @@ func (s *Service) validateAccount(ctx context.Context, q sqlx.QueryerContext, in
 	if notFound(err) {
 		return t, errs.Field("account_type_id", "Unknown account type")
 	}
-	return t, errs.Wrap(err, "account type")
+	if err != nil {
+		return t, errs.Wrap(err, "account type")
+	}
+	// Checked once the currency is known, so the message writes the limit in it.
+	if in.Balance > s.settings.MaxAmount {
+		return t, errs.Field("balance", fmt.Sprintf("Balance must not exceed %s", money.Format(s.settings.MaxAmount, t.Currency)))
+	}
+	return t, nil
 }
 
 var errNumberTaken = errs.E(errs.Conflict, "account_number_taken", "Account number already exists")
+
+// claimAccountNumber records number as userID's for good, or refuses it with
+// errNumberTaken when another customer has ever held it: an account number is
+// never reissued, even after its account was renamed away or closed, except
+// to its own holder. ON CONFLICT DO UPDATE returns the row even when another
+// transaction committed it after this one began, and locks it, so two
+// customers claiming one new number at once cannot both win.
+func claimAccountNumber(ctx context.Context, tx *sqlx.Tx, number string, userID int64) error {
+	var holder int64
+	err := tx.GetContext(ctx, &holder, `
+		INSERT INTO account_numbers (account_number, user_id) VALUES ($1, $2)
+		ON CONFLICT (account_number) DO UPDATE SET user_id = account_numbers.user_id
+		RETURNING user_id`, number, userID)
+	if err != nil {
+		return errs.Wrap(err, "claim account number")
+	}
+	if holder != userID {
+		return errNumberTaken
+	}
+	return nil
+}
 
 // ledger writes one ledger row for account acct (owned by userID), dated
 // now, or at the time backdated put in ctx.
@@ -114,6 +146,10 @@ func backdated(ctx context.Context, at time.Time) context.Context {
 
 // CreateAccount opens an account for the actor. A positive opening balance
 // is written to the ledger as a CREDIT "Opening balance".
+//
+// Returns customer_only (403), forbidden (403, a user_id not the caller's),
+// invalid_input (400) and account_number_taken (409) when the number is in
+// use, or was ever used by another customer.
 func (s *Service) CreateAccount(ctx context.Context, a Actor, in AccountInput) (Account, error) {
 	if err := requireCustomer(a); err != nil {
 		return Account{}, err
@@ -125,6 +161,9 @@ func (s *Service) CreateAccount(ctx context.Context, a Actor, in AccountInput) (
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		t, err := s.validateAccount(ctx, tx, &in)
 		if err != nil {
+			return err
+		}
+		if err := claimAccountNumber(ctx, tx, in.AccountNumber, a.UserID); err != nil {
 			return err
 		}
 		var id int64
@@ -143,7 +182,7 @@ func (s *Service) CreateAccount(ctx context.Context, a Actor, in AccountInput) (
 			}
 		}
 		if err := audit(ctx, tx, a, AuditEntry{Action: "ACCOUNT_CREATE", Table: "accounts", AccountNumber: in.AccountNumber,
-			Description: fmt.Sprintf("Opened %s account %s with %s", t.TypeName, in.AccountNumber, in.Balance.String())}); err != nil {
+			Description: fmt.Sprintf("Opened %s account %s with %s", t.TypeName, in.AccountNumber, money.Format(in.Balance, t.Currency))}); err != nil {
 			return err
 		}
 		return tx.GetContext(ctx, &out, `SELECT `+accountColumns+` WHERE a.id = $1`, id)
@@ -191,7 +230,13 @@ func lockOwnAccount(ctx context.Context, tx *sqlx.Tx, a Actor, id int64) (Accoun
 
 // UpdateAccount changes an account's number, type or balance. A changed
 // balance is written to the ledger as a "Balance adjustment", so the balance
-// always equals the sum of its ledger rows. The currency cannot change.
+// always equals the sum of its ledger rows. The currency cannot change. The
+// old number stays the caller's: no other customer can take it later.
+//
+// Returns customer_only (403), forbidden (403, a user_id not the caller's),
+// account_not_found (404), invalid_input (400), currency_change (422) and
+// account_number_taken (409) when the new number is in use, or was ever used
+// by another customer.
 func (s *Service) UpdateAccount(ctx context.Context, a Actor, id int64, in AccountInput) (Account, error) {
 	if err := requireCustomer(a); err != nil {
 		return Account{}, err
@@ -212,6 +257,11 @@ func (s *Service) UpdateAccount(ctx context.Context, a Actor, id int64, in Accou
 		if t.Currency != acc.Currency {
 			return errs.E(errs.Unprocessable, "currency_change", "An account's currency cannot be changed; open a new account instead")
 		}
+		if in.AccountNumber != acc.AccountNumber {
+			if err := claimAccountNumber(ctx, tx, in.AccountNumber, a.UserID); err != nil {
+				return err
+			}
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE accounts SET account_number = $2, account_type_id = $3, balance = $4 WHERE id = $1`,
 			id, in.AccountNumber, t.ID, in.Balance)
 		if isUniqueViolation(err, "accounts_account_number_key") {
@@ -230,7 +280,8 @@ func (s *Service) UpdateAccount(ctx context.Context, a Actor, id int64, in Accou
 			}
 		}
 		if err := audit(ctx, tx, a, AuditEntry{Action: "ACCOUNT_UPDATE", Table: "accounts", AccountNumber: in.AccountNumber,
-			Description: fmt.Sprintf("Updated account %s: number %s, type %s, balance %s -> %s", acc.AccountNumber, in.AccountNumber, t.TypeName, acc.Balance, in.Balance)}); err != nil {
+			Description: fmt.Sprintf("Updated account %s: number %s, type %s, balance %s -> %s", acc.AccountNumber, in.AccountNumber, t.TypeName,
+				money.Format(acc.Balance, acc.Currency), money.Format(in.Balance, t.Currency))}); err != nil {
 			return err
 		}
 		return tx.GetContext(ctx, &out, `SELECT `+accountColumns+` WHERE a.id = $1`, id)

@@ -1,6 +1,8 @@
 package bank
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 
 	"meridian/pkg/errs"
@@ -13,7 +15,7 @@ func TestAccountTypes(t *testing.T) {
 	_, err := s.AccountTypes(ctx, newAdmin(t, s))
 	wantKind(t, err, errs.Forbidden, "customer_only")
 	types, err := s.AccountTypes(ctx, newCustomer(t, s, "Tia Type"))
-	if err != nil || len(types) < 3 || types[0].TypeName != "Checking" || types[0].Currency != "USD" {
+	if err != nil || len(types) < 3 || types[0].TypeName != "Checking" || types[0].Currency != "USD" || types[0].LegacyID != types[0].ID {
 		t.Fatalf("types: %+v %v", types, err)
 	}
 	var other bool
@@ -196,5 +198,104 @@ func TestLookupAccount(t *testing.T) {
 	wantKind(t, err, errs.RateLimited, "too_many_lookups")
 	if _, err := s.LookupAccount(ctx, a, acc.AccountNumber); err != nil {
 		t.Fatalf("the limit is per user: %v", err)
+	}
+}
+
+// An account number is never reissued: once used, renamed away or closed, it
+// stays its holder's. Anyone else gets 409; the holder may take it back.
+func TestAccountNumberNeverReissued(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	a := newCustomer(t, s, "Pia Lund")
+	b := newCustomer(t, s, "Rex Hale")
+	acc, err := s.CreateAccount(ctx, a, AccountInput{AccountNumber: "PIA0000001", AccountTypeID: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateAccount(ctx, a, acc.ID, AccountInput{AccountNumber: "PIA0000002", AccountTypeID: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// PIA0000001 is free in accounts, but it was Pia's.
+	_, err = s.CreateAccount(ctx, b, AccountInput{AccountNumber: "PIA0000001", AccountTypeID: 1})
+	wantKind(t, err, errs.Conflict, "account_number_taken")
+	if errs.As(err).Message != "Account number already exists" {
+		t.Fatal(errs.As(err).Message)
+	}
+	mine := openAccount(t, s, b, "0")
+	_, err = s.UpdateAccount(ctx, b, mine.ID, AccountInput{AccountNumber: "PIA0000001", AccountTypeID: 1})
+	wantKind(t, err, errs.Conflict, "account_number_taken")
+	// The holder takes it back, by a rename or a new account.
+	if _, err := s.UpdateAccount(ctx, a, acc.ID, AccountInput{AccountNumber: "PIA0000001", AccountTypeID: 1}); err != nil {
+		t.Fatalf("the holder renames back: %v", err)
+	}
+	if _, err := s.CreateAccount(ctx, a, AccountInput{AccountNumber: "PIA0000002", AccountTypeID: 2}); err != nil {
+		t.Fatalf("the holder reopens a number: %v", err)
+	}
+	// A closed account's number is not reissued either.
+	if err := s.CloseAccount(ctx, b, mine.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.CreateAccount(ctx, a, AccountInput{AccountNumber: mine.AccountNumber, AccountTypeID: 1})
+	wantKind(t, err, errs.Conflict, "account_number_taken")
+	var n int
+	s.db.Get(&n, `SELECT count(*) FROM accounts WHERE user_id = $1`, b.UserID)
+	if n != 1 || auditCount(t, s, "ACCOUNT_CREATE") != 3 {
+		t.Fatalf("refused claims left accounts (%d) or audit rows", n)
+	}
+}
+
+// Many customers renaming to one fresh number at once: one wins; after the
+// winner renames away, the others still cannot have it.
+func TestAccountNumberClaimRace(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	const n = 8
+	type entry struct {
+		who Actor
+		acc Account
+	}
+	es := make([]entry, n)
+	for i := range es {
+		es[i].who = newCustomer(t, s, fmt.Sprintf("Racer%d Run", i))
+		es[i].acc = openAccount(t, s, es[i].who, "0")
+	}
+	rename := func(e entry, number string) error {
+		_, err := s.UpdateAccount(ctx, e.who, e.acc.ID, AccountInput{AccountNumber: number, AccountTypeID: 1})
+		return err
+	}
+	errsOf := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range es {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			errsOf[i] = rename(es[i], "RACE000001")
+		}(i)
+	}
+	wg.Wait()
+	winner := -1
+	for i, err := range errsOf {
+		if err == nil {
+			if winner != -1 {
+				t.Fatalf("two winners: %d and %d", winner, i)
+			}
+			winner = i
+			continue
+		}
+		wantKind(t, err, errs.Conflict, "account_number_taken")
+	}
+	if winner == -1 {
+		t.Fatal("nobody got the number")
+	}
+	if err := rename(es[winner], "RACE000002"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range es {
+		if i != winner {
+			wantKind(t, rename(es[i], "RACE000001"), errs.Conflict, "account_number_taken")
+		}
+	}
+	if err := rename(es[winner], "RACE000001"); err != nil {
+		t.Fatalf("the holder takes it back: %v", err)
 	}
 }

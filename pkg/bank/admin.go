@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"meridian/pkg/errs"
+	"meridian/pkg/money"
 )
 
 // AdminUserRow is a user as the admin screens list them.
@@ -122,7 +123,18 @@ func (s *Service) SetUserActive(ctx context.Context, a Actor, userID int64, acti
 	return adminRow(out), err
 }
 
-// AssignRole gives a user exactly one role. It refuses to leave no active admin.
+// AssignRole gives a user exactly one role. It refuses to leave no active
+// admin, and to promote a customer who still holds money to Admin: an admin
+// cannot use customer functions, so money left in their accounts, or a
+// pending request that would move some, would be stranded. A customer may be
+// promoted once every open account is empty (or closed) and none has a
+// pending money request, in either direction; open, empty accounts may stay.
+// The customer's open accounts are locked first, so a transfer or request in
+// flight on them commits before the check (and is seen by it), or waits for
+// the promotion to commit.
+//
+// Returns admin_only (403), invalid_input (400), user_not_found (404),
+// last_admin (422) and customer_has_accounts (422).
 func (s *Service) AssignRole(ctx context.Context, a Actor, userID int64, roles []string) (AdminUserRow, error) {
 	if err := requireAdmin(a); err != nil {
 		return AdminUserRow{}, err
@@ -136,12 +148,24 @@ func (s *Service) AssignRole(ctx context.Context, a Actor, userID int64, roles [
 	role := roles[0]
 	var out User
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		// The accounts before the user row: a transfer locks its accounts, then
+		// (through the ledger's foreign key) its users; the same order cannot deadlock.
+		holds := false
+		if role == RoleAdmin {
+			var err error
+			if holds, err = s.holdsMoney(ctx, tx, userID); err != nil {
+				return err
+			}
+		}
 		u, admins, err := lockTarget(ctx, tx, userID)
 		if err != nil {
 			return err
 		}
 		if role == RoleUser && u.Role == RoleAdmin && u.IsActive && admins <= 1 {
 			return errs.E(errs.Unprocessable, "last_admin", "This would leave no active administrator")
+		}
+		if role == RoleAdmin && u.Role != RoleAdmin && holds {
+			return errCustomerHasAccounts
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE users SET role_id = (SELECT id FROM roles WHERE name = $2) WHERE id = $1`, userID, role); err != nil {
 			return errs.Wrap(err, "assign role")
@@ -157,6 +181,29 @@ func (s *Service) AssignRole(ctx context.Context, a Actor, userID int64, roles [
 		s.forgetUser(userID) // the next request reads role and active state afresh
 	}
 	return adminRow(out), err
+}
+
+var errCustomerHasAccounts = errs.E(errs.Unprocessable, "customer_has_accounts", "Close or empty this customer's accounts first")
+
+// holdsMoney reports whether one of userID's open accounts has a balance, or
+// userID has a pending money request that can still be answered. It locks
+// those accounts (FOR UPDATE, as transfers and account closing do), so the
+// answer holds until the caller's transaction ends.
+func (s *Service) holdsMoney(ctx context.Context, tx *sqlx.Tx, userID int64) (bool, error) {
+	var balances []money.Amount
+	if err := tx.SelectContext(ctx, &balances, `SELECT balance FROM accounts
+		WHERE user_id = $1 AND closed_at IS NULL ORDER BY id FOR UPDATE`, userID); err != nil {
+		return false, errs.Wrap(err, "lock customer accounts")
+	}
+	for _, b := range balances {
+		if b != 0 {
+			return true, nil
+		}
+	}
+	var pending bool
+	err := tx.GetContext(ctx, &pending, `SELECT EXISTS (SELECT 1 FROM money_requests
+		WHERE (requester_user_id = $1 OR recipient_user_id = $1) AND status = 'PENDING' AND expires_at > $2)`, userID, s.now())
+	return pending, errs.Wrap(err, "customer pending requests")
 }
 
 // AuditRow is one audit log entry as the API shows it.

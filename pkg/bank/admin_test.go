@@ -2,6 +2,7 @@ package bank
 
 import (
 	"testing"
+	"time"
 
 	"meridian/pkg/errs"
 )
@@ -183,4 +184,97 @@ func TestDeactivationEndsSessionsForGood(t *testing.T) {
 	}
 	_, err = s.Authenticate(ctx, second.Token)
 	wantKind(t, err, errs.Unauthorized, "invalid_token")
+}
+
+// A customer whose open accounts hold money, or who has a pending money
+// request, cannot be promoted to Admin; once every account is empty (or
+// closed) and nothing is pending, they can, empty open accounts and all.
+func TestAssignRoleRefusesHeldMoney(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	clock := fixClock(s, time.Now().UTC().Truncate(time.Second))
+	adm := newAdmin(t, s)
+	c := newCustomer(t, s, "Gus Hold")
+	other := newCustomer(t, s, "Hal Peer")
+	acc := openAccount(t, s, c, "10.00")
+	peer := openAccount(t, s, other, "10.00")
+	refused := func(when string) {
+		t.Helper()
+		before := auditCount(t, s, "ROLE_ASSIGN")
+		_, err := s.AssignRole(ctx, adm, c.UserID, []string{RoleAdmin})
+		wantKind(t, err, errs.Unprocessable, "customer_has_accounts")
+		if errs.As(err).Message != "Close or empty this customer's accounts first" {
+			t.Fatalf("%s: %q", when, errs.As(err).Message)
+		}
+		u, _ := s.getUser(ctx, s.db, c.UserID)
+		if u.Role != RoleUser || auditCount(t, s, "ROLE_ASSIGN") != before {
+			t.Fatalf("%s: a refused promotion changed the role (%s) or was audited", when, u.Role)
+		}
+	}
+	refused("a balance")
+	// Emptied, but asked to pay a request: still refused.
+	if _, err := s.Transfer(ctx, c, TransferInput{AccountID: acc.AccountNumber, ToAccountID: peer.AccountNumber, Amount: amt(t, "10.00")}, ""); err != nil {
+		t.Fatal(err)
+	}
+	in, err := s.CreateMoneyRequest(ctx, other, MoneyRequestInput{RequesterID: peer.AccountNumber, RecipientID: acc.AccountNumber, Amount: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused("an incoming request")
+	if _, err := s.DeclineMoneyRequest(ctx, c, in.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Waiting to be paid: refused too.
+	_, err = s.CreateMoneyRequest(ctx, c, MoneyRequestInput{RequesterID: acc.AccountNumber, RecipientID: peer.AccountNumber, Amount: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused("an outgoing request")
+	// Past its expiry, the request can no longer move money.
+	clock.add(2 * time.Hour)
+	row, err := s.AssignRole(ctx, adm, c.UserID, []string{RoleAdmin})
+	if err != nil || row.Role != RoleAdmin {
+		t.Fatalf("promotion with an empty open account: %+v %v", row, err)
+	}
+	// Demoting and promoting an admin back is not about money.
+	if _, err := s.AssignRole(ctx, adm, c.UserID, []string{RoleUser}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A transfer in flight into the customer's account makes the promotion
+// wait, and then see the money: the check reads locked, current balances.
+// The transfer's steps run in its order (the balance, then the ledger row,
+// which locks the user row through its foreign key) without a deadlock.
+func TestAssignRoleWaitsForMoneyInFlight(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	adm := newAdmin(t, s)
+	c := newCustomer(t, s, "Ina Wait")
+	acc := openAccount(t, s, c, "0")
+	tx, err := s.db.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`UPDATE accounts SET balance = balance + 5 WHERE id = $1`, acc.ID); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.AssignRole(ctx, adm, c.UserID, []string{RoleAdmin})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the promotion did not wait for the transfer in flight: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if _, err := ledger(ctx, tx, acc.ID, c.UserID, "CREDIT", "adjustment", 500, acc.ID, acc.ID, "in flight"); err != nil {
+		t.Fatalf("the transfer's ledger row: %v", err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	wantKind(t, <-done, errs.Unprocessable, "customer_has_accounts")
 }

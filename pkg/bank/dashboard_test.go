@@ -2,6 +2,7 @@ package bank
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -16,11 +17,11 @@ func TestDashboardsEmpty(t *testing.T) {
 	admin := newAdmin(t, s)
 
 	sum, err := s.UserSummary(ctx, alice)
-	if err != nil || sum != (UserSummary{}) {
+	if err != nil || !reflect.DeepEqual(sum, UserSummary{ByCurrency: []CurrencyTotals{}}) {
 		t.Fatalf("user summary %+v %v", sum, err)
 	}
 	b, _ := json.Marshal(sum)
-	if string(b) != `{"total_transactions":0,"pending_requests":0,"total_transfers":0,"total_sent_amount":0,"total_received_amount":0}` {
+	if string(b) != `{"total_transactions":0,"pending_requests":0,"total_transfers":0,"total_sent_amount":0,"total_received_amount":0,"by_currency":[]}` {
 		t.Fatalf("JSON %s", b)
 	}
 	months, err := s.UserMonthly(ctx, alice)
@@ -40,12 +41,14 @@ func TestDashboardsEmpty(t *testing.T) {
 		t.Fatalf("JSON %s", b)
 	}
 
+	// Every currency the bank offers, the base currency first.
 	as, err := s.AdminSummary(ctx, admin)
-	if err != nil || as != (AdminSummary{TotalUsers: 2}) {
+	if err != nil || !reflect.DeepEqual(as, AdminSummary{TotalUsers: 2, ByCurrency: []CurrencyTotals{{Currency: "USD"}, {Currency: "EUR"}}}) {
 		t.Fatalf("admin summary %+v %v", as, err)
 	}
 	b, _ = json.Marshal(as)
-	if string(b) != `{"total_balance":0,"total_users":2,"total_transactions":0,"pending_requests":0,"total_transfers":0,"total_sent_amount":0,"total_received_amount":0}` {
+	if string(b) != `{"total_balance":0,"total_users":2,"total_transactions":0,"pending_requests":0,"total_transfers":0,"total_sent_amount":0,"total_received_amount":0,`+
+		`"by_currency":[{"currency":"USD","total_balance":0,"total_sent_amount":0,"total_received_amount":0},{"currency":"EUR","total_balance":0,"total_sent_amount":0,"total_received_amount":0}]}` {
 		t.Fatalf("JSON %s", b)
 	}
 	users, err := s.AdminMonthlyUsers(ctx, admin)
@@ -165,23 +168,110 @@ func TestDashboardsAcrossYearBoundary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := UserSummary{TotalTransactions: 8, PendingRequests: 1, TotalTransfers: 6, TotalSentAmount: amt(t, "123.50"), TotalReceivedAmount: amt(t, "4.00")}
-	if sum != want {
+	want := UserSummary{TotalTransactions: 8, PendingRequests: 1, TotalTransfers: 6, TotalSentAmount: amt(t, "123.50"), TotalReceivedAmount: amt(t, "4.00"),
+		ByCurrency: []CurrencyTotals{{Currency: "USD", TotalBalance: amt(t, "80.50"), TotalSentAmount: amt(t, "123.50"), TotalReceivedAmount: amt(t, "4.00")}}}
+	if !reflect.DeepEqual(sum, want) {
 		t.Fatalf("alice's summary %+v; want %+v", sum, want)
 	}
 	sum, err = s.UserSummary(ctx, bob)
-	want = UserSummary{TotalTransactions: 8, PendingRequests: 1, TotalTransfers: 1, TotalSentAmount: amt(t, "4.00"), TotalReceivedAmount: amt(t, "123.50")}
-	if err != nil || sum != want {
+	want = UserSummary{TotalTransactions: 8, PendingRequests: 1, TotalTransfers: 1, TotalSentAmount: amt(t, "4.00"), TotalReceivedAmount: amt(t, "123.50"),
+		ByCurrency: []CurrencyTotals{{Currency: "USD", TotalBalance: amt(t, "219.50"), TotalSentAmount: amt(t, "4.00"), TotalReceivedAmount: amt(t, "123.50")}}}
+	if err != nil || !reflect.DeepEqual(sum, want) {
 		t.Fatalf("bob's summary %+v %v; want %+v", sum, err, want)
 	}
 	as, err := s.AdminSummary(ctx, admin)
 	wantAdmin := AdminSummary{TotalBalance: amt(t, "300.00"), TotalUsers: 3, TotalTransactions: 16, PendingRequests: 2,
-		TotalTransfers: 7, TotalSentAmount: amt(t, "127.50"), TotalReceivedAmount: amt(t, "127.50")}
-	if err != nil || as != wantAdmin {
+		TotalTransfers: 7, TotalSentAmount: amt(t, "127.50"), TotalReceivedAmount: amt(t, "127.50"),
+		ByCurrency: []CurrencyTotals{{Currency: "USD", TotalBalance: amt(t, "300.00"), TotalSentAmount: amt(t, "127.50"), TotalReceivedAmount: amt(t, "127.50")}, {Currency: "EUR"}}}
+	if err != nil || !reflect.DeepEqual(as, wantAdmin) {
 		t.Fatalf("admin summary %+v %v; want %+v", as, err, wantAdmin)
 	}
 	b2, _ := json.Marshal(as)
 	if !strings.Contains(string(b2), `"total_balance":300,`) || !strings.Contains(string(b2), `"total_sent_amount":127.5,`) {
 		t.Fatalf("JSON %s", b2)
+	}
+}
+
+// Dollars and euros are never added together: the top-level amounts count
+// only the base currency (USD), and by_currency has each currency the
+// customer holds or has moved money in; the admin's has every currency.
+func TestDashboardsKeepCurrencies(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	alice := newCustomer(t, s, "Alice Smith")
+	bob := newCustomer(t, s, "Bob Jones")
+	carol := newCustomer(t, s, "Carol King")
+	dave := newCustomer(t, s, "Dave Ray")
+	admin := newAdmin(t, s)
+	aU, aE := openTyped(t, s, alice, "1000.00", 1), openTyped(t, s, alice, "500.00", 3)
+	bU, bE := openTyped(t, s, bob, "100.00", 2), openTyped(t, s, bob, "50.00", 3)
+	cE := openTyped(t, s, carol, "20.00", 3)
+	// Dave holds an empty dollar account, and closed an empty euro one.
+	openTyped(t, s, dave, "0.00", 1)
+	if err := s.CloseAccount(ctx, dave, openTyped(t, s, dave, "0.00", 3).ID); err != nil {
+		t.Fatal(err)
+	}
+	move := func(who Actor, from, to Account, amount string) {
+		t.Helper()
+		if _, err := s.Transfer(ctx, who, TransferInput{AccountID: from.AccountNumber, ToAccountID: to.AccountNumber, Amount: amt(t, amount)}, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	move(alice, aU, bU, "10.00")
+	move(alice, aE, bE, "200.00")
+	move(bob, bE, aE, "5.00")
+	move(carol, cE, bE, "1.00")
+	req, err := s.CreateMoneyRequest(ctx, alice, MoneyRequestInput{RequesterID: aE.AccountNumber, RecipientID: bE.AccountNumber, Amount: amt(t, "3.00")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AcceptMoneyRequest(ctx, bob, req.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	usd := func(balance, sent, received string) CurrencyTotals {
+		return CurrencyTotals{Currency: "USD", TotalBalance: amt(t, balance), TotalSentAmount: amt(t, sent), TotalReceivedAmount: amt(t, received)}
+	}
+	eur := func(balance, sent, received string) CurrencyTotals {
+		c := usd(balance, sent, received)
+		c.Currency = "EUR"
+		return c
+	}
+	for _, c := range []struct {
+		who  string
+		as   Actor
+		want UserSummary
+	}{
+		{"alice", alice, UserSummary{TotalTransactions: 6, TotalTransfers: 2, TotalSentAmount: amt(t, "10.00"),
+			ByCurrency: []CurrencyTotals{usd("990.00", "10.00", "0.00"), eur("308.00", "200.00", "8.00")}}},
+		{"bob", bob, UserSummary{TotalTransactions: 7, TotalTransfers: 2, TotalReceivedAmount: amt(t, "10.00"),
+			ByCurrency: []CurrencyTotals{usd("110.00", "0.00", "10.00"), eur("243.00", "8.00", "201.00")}}},
+		// Only euros: the dollar figures are zero, and no dollar row.
+		{"carol", carol, UserSummary{TotalTransactions: 2, TotalTransfers: 1, ByCurrency: []CurrencyTotals{eur("19.00", "1.00", "0.00")}}},
+		// An empty account is held; a closed one without payments is not.
+		{"dave", dave, UserSummary{ByCurrency: []CurrencyTotals{usd("0.00", "0.00", "0.00")}}},
+	} {
+		got, err := s.UserSummary(ctx, c.as)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s's summary %+v %v;\nwant %+v", c.who, got, err, c.want)
+		}
+	}
+
+	as, err := s.AdminSummary(ctx, admin)
+	wantAdmin := AdminSummary{TotalBalance: amt(t, "1100.00"), TotalUsers: 5, TotalTransactions: 15, TotalTransfers: 5,
+		TotalSentAmount: amt(t, "10.00"), TotalReceivedAmount: amt(t, "10.00"),
+		ByCurrency: []CurrencyTotals{usd("1100.00", "10.00", "10.00"), eur("570.00", "209.00", "209.00")}}
+	if err != nil || !reflect.DeepEqual(as, wantAdmin) {
+		t.Fatalf("admin summary %+v %v;\nwant %+v", as, err, wantAdmin)
+	}
+	b, _ := json.Marshal(as.ByCurrency[1])
+	if string(b) != `{"currency":"EUR","total_balance":570,"total_sent_amount":209,"total_received_amount":209}` {
+		t.Fatalf("JSON %s", b)
+	}
+
+	// The chart is in dollars too: this month, alice sent $10.00 (and €208 moved).
+	months, err := s.UserMonthly(ctx, alice)
+	if err != nil || months[11].Total != "10" {
+		t.Fatalf("alice's chart %+v %v", months, err)
 	}
 }

@@ -52,9 +52,10 @@ func (s *Service) expireBatch(ctx context.Context) (int, error) {
 			RequesterUserID int64        `db:"requester_user_id"`
 			Amount          money.Amount `db:"amount"`
 			PayerNumber     string       `db:"account_number"`
+			Currency        string       `db:"currency"`
 		}
 		if err := tx.SelectContext(ctx, &rows, `
-			SELECT r.id, r.requester_user_id, r.amount, pa.account_number
+			SELECT r.id, r.requester_user_id, r.amount, pa.account_number, pa.currency
 			FROM money_requests r JOIN accounts pa ON pa.id = r.recipient_account_id
 			WHERE r.status = 'PENDING' AND r.expires_at <= $1
 			ORDER BY r.expires_at, r.id LIMIT $2
@@ -66,11 +67,11 @@ func (s *Service) expireBatch(ctx context.Context) (int, error) {
 			if _, err := tx.ExecContext(ctx, `UPDATE money_requests SET status = 'EXPIRED', resolved_at = $2 WHERE id = $1`, r.ID, now); err != nil {
 				return errs.Wrap(err, "expire request")
 			}
-			if err := notify(ctx, tx, r.RequesterUserID, fmt.Sprintf("Your request for %s from account %s has expired", r.Amount.USD(), r.PayerNumber)); err != nil {
+			if err := notify(ctx, tx, r.RequesterUserID, fmt.Sprintf("Your request for %s from account %s has expired", money.Format(r.Amount, r.Currency), r.PayerNumber)); err != nil {
 				return err
 			}
 			if err := audit(ctx, tx, Actor{}, AuditEntry{Action: "REQUEST_EXPIRE", Table: "money_requests", AccountNumber: r.PayerNumber,
-				Description: fmt.Sprintf("Request %d for %s expired unanswered", r.ID, r.Amount.USD())}); err != nil {
+				Description: fmt.Sprintf("Request %d for %s expired unanswered", r.ID, money.Format(r.Amount, r.Currency))}); err != nil {
 				return err
 			}
 		}

@@ -84,7 +84,7 @@ func (s *Service) CreateMoneyRequest(ctx context.Context, a Actor, in MoneyReque
 	if in.RecipientID, err = cleanAccountRef("recipient_id", in.RecipientID, true); err != nil {
 		return MoneyRequest{}, err
 	}
-	if err := s.checkAmount("amount", in.Amount); err != nil {
+	if err := s.checkAmount(ctx, a, "amount", in.Amount, in.RequesterID); err != nil {
 		return MoneyRequest{}, err
 	}
 	if in.Description, err = cleanDescription(in.Description); err != nil {
@@ -126,11 +126,11 @@ func (s *Service) CreateMoneyRequest(ctx context.Context, a Actor, in MoneyReque
 			mine.ID, payer.ID, mine.UserID, payer.UserID, in.Amount, in.Description, now, now.Add(s.settings.RequestsTTL)); err != nil {
 			return errs.Wrap(err, "insert request")
 		}
-		if err := notify(ctx, tx, payer.UserID, fmt.Sprintf("%s requested %s from your account %s", mine.HolderName, in.Amount.USD(), payer.AccountNumber)); err != nil {
+		if err := notify(ctx, tx, payer.UserID, fmt.Sprintf("%s requested %s from your account %s", mine.HolderName, money.Format(in.Amount, mine.Currency), payer.AccountNumber)); err != nil {
 			return err
 		}
 		if err := audit(ctx, tx, a, AuditEntry{Action: "REQUEST_CREATE", Table: "money_requests", AccountNumber: mine.AccountNumber,
-			Description: fmt.Sprintf("Requested %s from account %s into %s (request %d)", in.Amount.USD(), payer.AccountNumber, mine.AccountNumber, id)}); err != nil {
+			Description: fmt.Sprintf("Requested %s from account %s into %s (request %d)", money.Format(in.Amount, mine.Currency), payer.AccountNumber, mine.AccountNumber, id)}); err != nil {
 			return err
 		}
 		out, err = s.getRequest(ctx, tx, a.UserID, id)
@@ -244,11 +244,11 @@ func (s *Service) AcceptMoneyRequest(ctx context.Context, a Actor, id int64) (Mo
 		if _, err := tx.ExecContext(ctx, `UPDATE money_requests SET status = 'ACCEPTED', resolved_at = $2 WHERE id = $1`, r.ID, s.now()); err != nil {
 			return errs.Wrap(err, "accept request")
 		}
-		if err := notify(ctx, tx, r.RequesterUserID, fmt.Sprintf("Your request for %s from account %s was accepted", r.Amount.USD(), payer.AccountNumber)); err != nil {
+		if err := notify(ctx, tx, r.RequesterUserID, fmt.Sprintf("Your request for %s from account %s was accepted", money.Format(r.Amount, payer.Currency), payer.AccountNumber)); err != nil {
 			return err
 		}
 		if err := audit(ctx, tx, a, AuditEntry{Action: "REQUEST_ACCEPT", Table: "money_requests", AccountNumber: payer.AccountNumber,
-			Description: fmt.Sprintf("Accepted request %d: paid %s from %s to %s", r.ID, r.Amount.USD(), payer.AccountNumber, payee.AccountNumber)}); err != nil {
+			Description: fmt.Sprintf("Accepted request %d: paid %s from %s to %s", r.ID, money.Format(r.Amount, payer.Currency), payer.AccountNumber, payee.AccountNumber)}); err != nil {
 			return err
 		}
 		out, err = s.getRequest(ctx, tx, a.UserID, r.ID)
@@ -271,15 +271,19 @@ func (s *Service) DeclineMoneyRequest(ctx context.Context, a Actor, id int64) (M
 		if _, err := tx.ExecContext(ctx, `UPDATE money_requests SET status = 'REJECTED', resolved_at = $2 WHERE id = $1`, r.ID, s.now()); err != nil {
 			return errs.Wrap(err, "decline request")
 		}
-		var payerNumber string
-		if err := tx.GetContext(ctx, &payerNumber, `SELECT account_number FROM accounts WHERE id = $1`, r.RecipientAccountID); err != nil {
+		var payer struct {
+			Number   string `db:"account_number"`
+			Currency string `db:"currency"`
+		}
+		if err := tx.GetContext(ctx, &payer, `SELECT account_number, currency FROM accounts WHERE id = $1`, r.RecipientAccountID); err != nil {
 			return errs.Wrap(err, "payer account")
 		}
-		if err := notify(ctx, tx, r.RequesterUserID, fmt.Sprintf("Your request for %s from account %s was declined", r.Amount.USD(), payerNumber)); err != nil {
+		amount := money.Format(r.Amount, payer.Currency)
+		if err := notify(ctx, tx, r.RequesterUserID, fmt.Sprintf("Your request for %s from account %s was declined", amount, payer.Number)); err != nil {
 			return err
 		}
-		if err := audit(ctx, tx, a, AuditEntry{Action: "REQUEST_DECLINE", Table: "money_requests", AccountNumber: payerNumber,
-			Description: fmt.Sprintf("Declined request %d for %s", r.ID, r.Amount.USD())}); err != nil {
+		if err := audit(ctx, tx, a, AuditEntry{Action: "REQUEST_DECLINE", Table: "money_requests", AccountNumber: payer.Number,
+			Description: fmt.Sprintf("Declined request %d for %s", r.ID, amount)}); err != nil {
 			return err
 		}
 		out, err = s.getRequest(ctx, tx, a.UserID, r.ID)

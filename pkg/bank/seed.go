@@ -377,7 +377,8 @@ const bulkTransfersSQL = `
 // bulkAccountsSQL opens $2 accounts (Checking, Savings, ...) for each bulk
 // user numbered after $1, with their final balance: a random amount kept
 // (100.00 to 10,000.00, from the seed $3) plus what the account receives.
-// bulk_acc maps each account's index to its id.
+// bulk_acc maps each account's index to its id. The numbers are recorded
+// in account_numbers as the bulk users' for good.
 const bulkAccountsSQL = `
 	CREATE TEMP TABLE bulk_acc ON COMMIT DROP AS
 	WITH a AS (
@@ -391,6 +392,8 @@ const bulkAccountsSQL = `
 		CROSS JOIN LATERAL (SELECT (u.n - $1 - 1) * $2 + k AS i) x
 		LEFT JOIN bulk_sum s ON s.i = x.i
 		ORDER BY u.n, k
-		RETURNING id, user_id, account_number, balance, created_at)
+		RETURNING id, user_id, account_number, balance, created_at),
+	-- Every number is its holder's for good (migrations/0005).
+	n AS (INSERT INTO account_numbers (account_number, user_id) SELECT account_number, user_id FROM a)
 	SELECT (substring(account_number FROM 3 FOR 10)::bigint - $1 - 1) * $2 + substring(account_number FROM 13)::bigint AS i,
 		id, user_id, balance, created_at FROM a`

@@ -221,13 +221,20 @@ func notify(ctx context.Context, tx sqlx.ExtContext, userID int64, message strin
 	return errs.Wrap(err, "notify")
 }
 
-// checkAmount enforces the rules of an amount that moves money.
-func (s *Service) checkAmount(field string, a money.Amount) error {
-	if a <= 0 {
+// checkAmount enforces the rules of an amount that moves money from or into
+// the actor's account number: at least 0.01, at most the configured maximum.
+// The maximum is the same number in every currency; its message writes it in
+// that account's currency, looked up only when the amount is refused (the
+// base currency when the account is not the actor's, which the caller
+// refuses later anyway).
+func (s *Service) checkAmount(ctx context.Context, a Actor, field string, amount money.Amount, number string) error {
+	if amount <= 0 {
 		return errs.Field(field, "Amount must be at least 0.01")
 	}
-	if a > s.settings.MaxAmount {
-		return errs.Field(field, fmt.Sprintf("Amount must not exceed %s", s.settings.MaxAmount.USD()))
+	if amount > s.settings.MaxAmount {
+		currency := money.BaseCurrency
+		_ = s.db.GetContext(ctx, &currency, `SELECT currency FROM accounts WHERE account_number = $1 AND user_id = $2`, number, a.UserID)
+		return errs.Field(field, fmt.Sprintf("Amount must not exceed %s", money.Format(s.settings.MaxAmount, currency)))
 	}
 	return nil
 }

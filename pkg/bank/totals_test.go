@@ -2,6 +2,7 @@ package bank
 
 import (
 	"math/rand"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -10,7 +11,8 @@ import (
 
 // TestAdminSummaryMatchesLedgerScan checks that the sharded ledger totals
 // behind the admin summary always equal a full scan of the ledger and of the
-// balances, after demo data, a bulk load and concurrent transfers.
+// balances, currency by currency, after demo data, a bulk load and
+// concurrent transfers in dollars and euros.
 func TestAdminSummaryMatchesLedgerScan(t *testing.T) {
 	t.Parallel()
 	s := newService(t)
@@ -21,31 +23,58 @@ func TestAdminSummaryMatchesLedgerScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	adm := newAdmin(t, s)
-	check := func(when string) {
+	check := func(when string, currencies int) {
 		t.Helper()
 		got, err := s.AdminSummary(ctx, adm)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want AdminSummary
-		if err := s.db.Get(&want, `SELECT `+ledgerTotals+`, (SELECT COALESCE(sum(balance), 0) FROM accounts) AS total_balance,
-			(SELECT count(*) FROM users) AS total_users, 0 AS pending_requests FROM transactions t`); err != nil {
+		// The same figures from a scan of the ledger and of the balances, per currency.
+		var scan []currencyRow
+		if err := s.db.Select(&scan, `SELECT a.currency::text AS currency, `+ledgerTotals+`,
+			(SELECT COALESCE(sum(b.balance), 0) FROM accounts b WHERE b.currency = a.currency) AS total_balance
+			FROM transactions t JOIN accounts a ON a.id = t.account_id GROUP BY a.currency`); err != nil {
 			t.Fatal(err)
 		}
-		want.PendingRequests = got.PendingRequests
-		if got != want {
+		want := AdminSummary{PendingRequests: got.PendingRequests}
+		if err := s.db.Get(&want.TotalUsers, `SELECT count(*) FROM users`); err != nil {
+			t.Fatal(err)
+		}
+		byCurrency := map[string]CurrencyTotals{}
+		for _, r := range scan {
+			want.TotalTransactions += r.Transactions
+			want.TotalTransfers += r.Transfers
+			if r.Currency == "USD" {
+				want.TotalBalance, want.TotalSentAmount, want.TotalReceivedAmount = r.TotalBalance, r.TotalSentAmount, r.TotalReceivedAmount
+			}
+			byCurrency[r.Currency] = r.CurrencyTotals
+		}
+		for _, c := range got.ByCurrency {
+			w, ok := byCurrency[c.Currency]
+			if !ok {
+				w = CurrencyTotals{Currency: c.Currency} // offered, never used
+			}
+			want.ByCurrency = append(want.ByCurrency, w)
+			delete(byCurrency, c.Currency)
+		}
+		if len(byCurrency) != 0 {
+			t.Fatalf("%s: currencies missing from the summary: %+v", when, byCurrency)
+		}
+		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: summary %+v, scan %+v", when, got, want)
 		}
-		if got.TotalTransactions == 0 || got.TotalBalance == 0 {
-			t.Fatalf("%s: empty totals %+v", when, got)
+		if got.TotalTransactions == 0 || got.TotalBalance == 0 || len(scan) != currencies {
+			t.Fatalf("%s: empty totals %+v (currencies %+v)", when, got, scan)
 		}
 	}
-	check("after seeding")
+	check("after seeding", 1)
 
 	// Concurrent transfers from many connections spread over the shards.
 	a, b := newCustomer(t, s, "Tess Total"), newCustomer(t, s, "Uma Unit")
-	accs := []Account{openAccount(t, s, a, "500.00"), openAccount(t, s, a, "500.00"), openAccount(t, s, b, "500.00")}
-	owner := map[int64]Actor{accs[0].ID: a, accs[1].ID: a, accs[2].ID: b}
+	// Three dollar accounts and two euro accounts: transfers stay within a currency.
+	accs := []Account{openAccount(t, s, a, "500.00"), openAccount(t, s, a, "500.00"), openAccount(t, s, b, "500.00"),
+		openTyped(t, s, a, "300.00", 3), openTyped(t, s, b, "300.00", 3)}
+	owner := map[int64]Actor{accs[0].ID: a, accs[1].ID: a, accs[2].ID: b, accs[3].ID: a, accs[4].ID: b}
 	var wg sync.WaitGroup
 	for g := 0; g < 16; g++ {
 		wg.Add(1)
@@ -54,6 +83,9 @@ func TestAdminSummaryMatchesLedgerScan(t *testing.T) {
 			r := rand.New(rand.NewSource(int64(g)))
 			for i := 0; i < 20; i++ {
 				from, to := accs[r.Intn(3)], accs[r.Intn(3)]
+				if g%2 == 1 {
+					from, to = accs[3+r.Intn(2)], accs[3+r.Intn(2)]
+				}
 				if from.ID == to.ID {
 					continue
 				}
@@ -65,7 +97,7 @@ func TestAdminSummaryMatchesLedgerScan(t *testing.T) {
 	if _, err := s.UpdateAccount(ctx, a, accs[0].ID, AccountInput{AccountNumber: accs[0].AccountNumber, Balance: 123, AccountTypeID: 1}); err != nil {
 		t.Fatal(err)
 	}
-	check("after concurrent transfers and an adjustment")
+	check("after concurrent transfers and an adjustment", 2)
 }
 
 // TestLedgerTotalsHaveNoBypass: migrations/0002 let a session skip the

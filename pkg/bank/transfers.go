@@ -170,7 +170,7 @@ func (s *Service) Transfer(ctx context.Context, a Actor, in TransferInput, idemp
 	if in.ToAccountID, err = cleanAccountRef("to_account_id", in.ToAccountID, true); err != nil {
 		return TransferResult{}, err
 	}
-	if err := s.checkAmount("amount", in.Amount); err != nil {
+	if err := s.checkAmount(ctx, a, "amount", in.Amount, in.AccountID); err != nil {
 		return TransferResult{}, err
 	}
 	if in.Description, err = cleanDescription(in.Description); err != nil {

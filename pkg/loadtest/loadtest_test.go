@@ -173,7 +173,7 @@ func (b *fakeBank) transfer(w http.ResponseWriter, r *http.Request) {
 	b.keyBody[key] = string(raw)
 	for _, q := range b.pushes[b.owner[in.ToAccountID]] {
 		select {
-		case q <- fmt.Sprintf(`{"id":1,"message":"You received %s from account %s","user_id":2}`, in.Amount.USD(), in.AccountID):
+		case q <- fmt.Sprintf(`{"id":1,"message":"You received %s from account %s","user_id":2}`, money.Format(in.Amount, "USD"), in.AccountID):
 		default:
 		}
 	}

@@ -132,7 +132,8 @@ func ProbeNotifications(ctx context.Context, o NotifyOptions) (*NotifyReport, er
 		}
 		from, to := sides[i%2], sides[(i+1)%2]
 		amount := money.Amount(1_00 + i) // distinct per sample: tells the pushes apart
-		want := fmt.Sprintf("You received %s from account %s", amount.USD(), from.c.Accounts[0])
+		// Bulk accounts are in dollars.
+		want := fmt.Sprintf("You received %s from account %s", money.Format(amount, "USD"), from.c.Accounts[0])
 		body, _ := json.Marshal(transferBody{AccountID: from.c.Accounts[0], ToAccountID: to.c.Accounts[0], Amount: amount, Description: "notification probe"})
 		key := "np-" + uuid.NewString()
 

@@ -73,8 +73,18 @@ func (a Amount) String() string {
 	return fmt.Sprintf("%s%d.%02d", sign, v/100, v%100)
 }
 
-// USD prints the amount as US dollars: "$1,250.50".
-func (a Amount) USD() string {
+// BaseCurrency is the currency the dashboards' top-level figures are in.
+const BaseCurrency = "USD"
+
+// symbols are the signs written before an amount, by ISO 4217 code.
+var symbols = map[string]string{"USD": "$", "EUR": "€", "GBP": "£"}
+
+// Format writes the amount in its currency for people to read, with thousands
+// separators: "$1,250.50", "€12.50", "-$3.00". A currency without a known
+// symbol is written after the number: "12.50 CHF". Every text that shows an
+// amount (notifications, audit descriptions, error messages) goes through
+// Format, so an amount never loses its currency.
+func Format(a Amount, currency string) string {
 	s := a.String()
 	sign := ""
 	if strings.HasPrefix(s, "-") {
@@ -88,7 +98,15 @@ func (a Amount) USD() string {
 		}
 		b.WriteRune(r)
 	}
-	return sign + "$" + b.String() + "." + frac
+	number := b.String() + "." + frac
+	currency = strings.ToUpper(strings.TrimSpace(currency))
+	if sym, ok := symbols[currency]; ok {
+		return sign + sym + number
+	}
+	if currency == "" {
+		return sign + number
+	}
+	return sign + number + " " + currency
 }
 
 // MarshalJSON writes a JSON number with at most two decimals and no trailing zeros.

@@ -44,9 +44,28 @@ func TestJSON(t *testing.T) {
 }
 
 func TestFormat(t *testing.T) {
-	for a, want := range map[Amount]string{1250: "$12.50", 123456789: "$1,234,567.89", 5: "$0.05", 100000: "$1,000.00", -1250: "-$12.50"} {
-		if got := a.USD(); got != want {
-			t.Errorf("USD(%d) = %s; want %s", a, got, want)
+	for _, c := range []struct {
+		a        Amount
+		currency string
+		want     string
+	}{
+		{1250, "USD", "$12.50"},
+		{1250, "EUR", "€12.50"},
+		{1250, "eur", "€12.50"},
+		{1250, "GBP", "£12.50"},
+		{1250, "CHF", "12.50 CHF"},
+		{1250, "", "12.50"},
+		{123456789, "USD", "$1,234,567.89"},
+		{123456789, "EUR", "€1,234,567.89"},
+		{123456789, "XYZ", "1,234,567.89 XYZ"},
+		{5, "USD", "$0.05"},
+		{100000, "USD", "$1,000.00"},
+		{-1250, "USD", "-$12.50"},
+		{-1250, "EUR", "-€12.50"},
+		{DefaultMax, "EUR", "€1,000,000,000.00"},
+	} {
+		if got := Format(c.a, c.currency); got != c.want {
+			t.Errorf("Format(%d, %q) = %s; want %s", c.a, c.currency, got, c.want)
 		}
 	}
 }

@@ -1,0 +1,75 @@
+package server
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// The money-request list is a bare array (the first app reads only an
+// array); the admin's stays {"data": [...]}.
+func TestMoneyRequestListShapes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a, b := e.customer("Ann Array"), e.customer("Ben Bare")
+	_, an := e.account(a, 10)
+	_, bn := e.account(b, 10)
+	e.want(e.do("POST", "/api/user/money-request", a.Token, map[string]any{"requester_id": an, "recipient_id": bn, "amount": "2.50"}), 201, "request")
+	for _, u := range []user{a, b} {
+		var list []map[string]any
+		mustUnmarshal(t, e.want(e.do("GET", "/api/user/transactions/money-request", u.Token, nil), 200, "list").Body, &list)
+		if len(list) != 1 || list[0]["Amount"] != 2.5 || list[0]["requester_id"] != an {
+			t.Fatalf("list %v", list)
+		}
+	}
+	adm := e.admin()
+	m := e.want(e.do("GET", "/api/admin/transactions/money-request", adm.Token, nil), 200, "admin list").JSON(t)
+	if l, ok := m["data"].([]any); !ok || len(l) != 1 {
+		t.Fatalf("admin list %v", m)
+	}
+}
+
+// Both summaries carry by_currency; the top-level amounts are dollars only.
+func TestSummariesByCurrency(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a, b := e.customer("Cleo Coin"), e.customer("Dirk Dime")
+	open := func(u user, number string, typ int, balance string) {
+		e.want(e.do("POST", "/api/user/accounts", u.Token, map[string]any{"account_number": number, "balance": balance, "account_type_id": typ}), 201, "open "+number)
+	}
+	open(a, "CLEOUSD001", 1, "100")
+	open(a, "CLEOEUR001", 3, "200")
+	open(b, "DIRKEUR001", 3, "0")
+	e.want(e.do("POST", "/api/user/money-transfer", a.Token, map[string]any{"account_id": "CLEOEUR001", "to_account_id": "DIRKEUR001", "amount": 20}), 201, "euro transfer")
+
+	type totals struct {
+		Currency      string  `json:"currency"`
+		TotalBalance  float64 `json:"total_balance"`
+		TotalSent     float64 `json:"total_sent_amount"`
+		TotalReceived float64 `json:"total_received_amount"`
+	}
+	var sum struct {
+		Data struct {
+			TotalSent  float64  `json:"total_sent_amount"`
+			ByCurrency []totals `json:"by_currency"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(e.want(e.do("GET", "/api/user/dashboard/transactions-summary", a.Token, nil), 200, "user summary").Body, &sum); err != nil {
+		t.Fatal(err)
+	}
+	want := []totals{{"USD", 100, 0, 0}, {"EUR", 180, 20, 0}}
+	if sum.Data.TotalSent != 0 || len(sum.Data.ByCurrency) != 2 || sum.Data.ByCurrency[0] != want[0] || sum.Data.ByCurrency[1] != want[1] {
+		t.Fatalf("user summary %+v", sum)
+	}
+	var adm struct {
+		Data struct {
+			TotalBalance float64  `json:"total_balance"`
+			ByCurrency   []totals `json:"by_currency"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(e.want(e.do("GET", "/api/admin/admindashboard/transactions-summary", e.admin().Token, nil), 200, "admin summary").Body, &adm); err != nil {
+		t.Fatal(err)
+	}
+	if adm.Data.TotalBalance != 100 || len(adm.Data.ByCurrency) != 2 || adm.Data.ByCurrency[1] != (totals{"EUR", 200, 20, 20}) {
+		t.Fatalf("admin summary %+v", adm)
+	}
+}
