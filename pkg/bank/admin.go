@@ -2,10 +2,8 @@ package bank
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -217,58 +215,6 @@ type AuditRow struct {
 	ActionTimestamp time.Time `json:"ActionTimestamp" db:"created_at"`
 }
 
-// Page asks for one page of a newest-first list.
-type Page struct {
-	Limit  int
-	Before string // opaque cursor from the previous page's next_cursor
-}
-
-const (
-	defaultLimit = 100
-	maxLimit     = 1000
-)
-
-// EncodeCursor makes an opaque cursor of a row id.
-func EncodeCursor(id int64) *string {
-	c := base64.RawURLEncoding.EncodeToString([]byte("id:" + strconv.FormatInt(id, 10)))
-	return &c
-}
-
-// decode returns the limit and the id to page before (0: from the newest).
-func (p Page) decode() (int, int64, error) {
-	limit := p.Limit
-	if limit == 0 {
-		limit = defaultLimit
-	}
-	if limit < 1 || limit > maxLimit {
-		return 0, 0, errs.Field("limit", fmt.Sprintf("limit must be between 1 and %d", maxLimit))
-	}
-	if p.Before == "" {
-		return limit, 0, nil
-	}
-	// Only the exact text EncodeCursor makes is a cursor: anything else
-	// (not base64, another prefix, "+7", an id past bigint) is refused here.
-	raw, err := base64.RawURLEncoding.DecodeString(p.Before)
-	num, ok := strings.CutPrefix(string(raw), "id:")
-	id, valid := parseID(num)
-	if err != nil || !ok || !valid || *EncodeCursor(id) != p.Before {
-		return 0, 0, errs.Field("before", "before is not a cursor this server gave out")
-	}
-	return limit, id, nil
-}
-
-// ParseLimit reads a limit query value ("" means the default).
-func ParseLimit(v string) (int, error) {
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > maxLimit {
-		return 0, errs.Field("limit", fmt.Sprintf("limit must be between 1 and %d", maxLimit))
-	}
-	return n, nil
-}
-
 // AuditLogs returns a page of the audit log, newest first.
 func (s *Service) AuditLogs(ctx context.Context, a Actor, p Page) ([]AuditRow, *string, error) {
 	if err := requireAdmin(a); err != nil {
@@ -290,10 +236,6 @@ func (s *Service) auditPage(ctx context.Context, limit int, before int64) ([]Aud
 	if err != nil {
 		return nil, nil, errs.Wrap(err, "audit logs")
 	}
-	var next *string
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = EncodeCursor(rows[limit-1].ID)
-	}
+	rows, next := nextPage(rows, limit, func(r AuditRow) int64 { return r.ID })
 	return rows, next, nil
 }

@@ -95,10 +95,6 @@ func (s *Service) history(ctx context.Context, owner int64, q HistoryQuery) ([]T
 	if err := s.db.SelectContext(ctx, &rows, query, args...); err != nil {
 		return nil, nil, errs.Wrap(err, "history")
 	}
-	var next *string
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = EncodeCursor(rows[limit-1].ID)
-	}
+	rows, next := nextPage(rows, limit, func(t Transaction) int64 { return t.ID })
 	return rows, next, nil
 }

@@ -2,7 +2,6 @@ package bank
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -37,14 +36,12 @@ func (s *Service) ListNotifications(ctx context.Context, a Actor, filter string,
 	if !ok {
 		return nil, errs.Field("filter", "filter must be all, requests or alerts")
 	}
-	if limit == 0 {
-		limit = defaultLimit
-	}
-	if limit < 1 || limit > maxLimit {
-		return nil, errs.Field("limit", fmt.Sprintf("limit must be between 1 and %d", maxLimit))
+	limit, err := checkLimit(limit)
+	if err != nil {
+		return nil, err
 	}
 	out := []Notification{}
-	err := s.db.SelectContext(ctx, &out, `SELECT id, message, is_new, created_at FROM notifications
+	err = s.db.SelectContext(ctx, &out, `SELECT id, message, is_new, created_at FROM notifications
 		WHERE user_id = $1`+cond+` ORDER BY id DESC LIMIT $2`, a.UserID, limit)
 	return out, errs.Wrap(err, "list notifications")
 }
