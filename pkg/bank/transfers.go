@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"meridian/pkg/errs"
@@ -73,67 +72,6 @@ var (
 	errRecipientInactive = errs.E(errs.Unprocessable, "recipient_inactive", "The receiving account's holder is deactivated")
 	errKeyReused         = errs.E(errs.Conflict, "idempotency_key_reused", "Idempotency-Key was already used with a different request")
 )
-
-// lockedAccount is an account locked for a payment, with its holder's state.
-type lockedAccount struct {
-	ID            int64        `db:"id"`
-	UserID        int64        `db:"user_id"`
-	AccountNumber string       `db:"account_number"`
-	Currency      string       `db:"currency"`
-	Balance       money.Amount `db:"balance"`
-	Closed        bool         `db:"closed"`
-	HolderName    string       `db:"full_name"`
-	HolderActive  bool         `db:"is_active"`
-}
-
-const lockedAccountColumns = `a.id, a.user_id, a.account_number, a.currency, a.balance, a.closed_at IS NOT NULL AS closed, u.full_name, u.is_active
-	FROM accounts a JOIN users u ON u.id = a.user_id`
-
-// lockAccounts locks the accounts selected by where (with args) in the
-// order of their ids, in one statement, so two payments that cross (A to B
-// and B to A) wait for each other instead of deadlocking.
-func lockAccounts(ctx context.Context, tx *sqlx.Tx, mode, where string, args ...any) ([]lockedAccount, error) {
-	var rows []lockedAccount
-	err := tx.SelectContext(ctx, &rows, `SELECT `+lockedAccountColumns+` WHERE `+where+` ORDER BY a.id FOR `+mode+` OF a`, args...)
-	return rows, errs.Wrap(err, "lock accounts")
-}
-
-// pick returns the locked account with the given number or id.
-func pick(rows []lockedAccount, match func(lockedAccount) bool) (lockedAccount, bool) {
-	for _, r := range rows {
-		if match(r) {
-			return r, true
-		}
-	}
-	return lockedAccount{}, false
-}
-
-// pay moves amount from one locked account to another: both balances and
-// the DEBIT and CREDIT ledger rows. It returns the DEBIT row's id. A balance
-// that would go negative is refused by the code and, as a backstop, by the
-// database's CHECK (balance >= 0): both answer 422 Insufficient funds.
-func pay(ctx context.Context, tx *sqlx.Tx, from, to lockedAccount, amount money.Amount, kind, desc string) (int64, error) {
-	if from.Balance < amount {
-		return 0, errInsufficientFunds
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE accounts SET balance = balance - $2 WHERE id = $1`, from.ID, amount); err != nil {
-		if code, _ := pgCode(err); code == "23514" {
-			return 0, errInsufficientFunds
-		}
-		return 0, errs.Wrap(err, "debit")
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE accounts SET balance = balance + $2 WHERE id = $1`, to.ID, amount); err != nil {
-		return 0, errs.Wrap(err, "credit")
-	}
-	debit, err := ledger(ctx, tx, from.ID, from.UserID, "DEBIT", kind, amount, from.ID, to.ID, desc)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := ledger(ctx, tx, to.ID, to.UserID, "CREDIT", kind, amount, from.ID, to.ID, desc); err != nil {
-		return 0, err
-	}
-	return debit, nil
-}
 
 // requestHash fingerprints what a transfer asks for, to tell a replay of an
 // Idempotency-Key from a different request under the same key.
