@@ -112,11 +112,12 @@ func balanceOf(t testing.TB, s *Service, id int64) money.Amount {
 	return b
 }
 
-// ledgerSum is the sum of an account's ledger rows (CREDIT - DEBIT).
+// ledgerSum is an account's balance as its ledger says it (the view
+// ledger_balances, migrations/0010: credits minus debits).
 func ledgerSum(t testing.TB, s *Service, id int64) money.Amount {
 	t.Helper()
 	var b money.Amount
-	if err := s.db.Get(&b, `SELECT COALESCE(sum(CASE transaction_type WHEN 'CREDIT' THEN amount ELSE -amount END), 0) FROM transactions WHERE account_id = $1`, id); err != nil {
+	if err := s.db.Get(&b, `SELECT balance FROM ledger_balances WHERE account_id = $1`, id); err != nil {
 		t.Fatal(err)
 	}
 	return b

@@ -118,10 +118,8 @@ func wantLedgersBalanced(t testing.TB, s *Service) {
 	t.Helper()
 	var bad []string
 	if err := s.db.Select(&bad, `
-		SELECT a.account_number FROM accounts a
-		LEFT JOIN (SELECT account_id, sum(CASE transaction_type WHEN 'CREDIT' THEN amount ELSE -amount END) AS l
-			FROM transactions GROUP BY account_id) t ON t.account_id = a.id
-		WHERE a.balance <> COALESCE(t.l, 0) OR a.balance < 0`); err != nil {
+		SELECT a.account_number FROM accounts a JOIN ledger_balances l ON l.account_id = a.id
+		WHERE a.balance <> l.balance OR a.balance < 0`); err != nil {
 		t.Fatal(err)
 	}
 	if len(bad) > 0 {

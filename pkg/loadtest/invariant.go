@@ -71,8 +71,9 @@ const maxListed = 20
 
 // CheckInvariants checks the bank's invariant in one consistent snapshot
 // (a read-only REPEATABLE READ transaction): the total of balances is the
-// expected one, no balance is negative, every balance equals the sum of its
-// ledger rows (CREDIT - DEBIT), and every committed transfer is in the ledger.
+// expected one, no balance is negative, every balance equals its ledger
+// (the view ledger_balances: credits minus debits), and every committed
+// transfer is in the ledger.
 func CheckInvariants(ctx context.Context, dbx *sqlx.DB, o InvariantOptions) (*InvariantReport, error) {
 	tx, err := dbx.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 	if err != nil {
@@ -98,11 +99,9 @@ func CheckInvariants(ctx context.Context, dbx *sqlx.DB, o InvariantOptions) (*In
 
 	var mism []Mismatch
 	if err := tx.SelectContext(ctx, &mism, `
-		SELECT a.id, a.account_number, a.balance, COALESCE(l.sum, 0) AS ledger
-		FROM accounts a LEFT JOIN (
-			SELECT account_id, sum(CASE transaction_type WHEN 'CREDIT' THEN amount ELSE -amount END) AS sum
-			FROM transactions GROUP BY account_id) l ON l.account_id = a.id
-		WHERE a.balance <> COALESCE(l.sum, 0)
+		SELECT a.id, a.account_number, a.balance, l.balance AS ledger
+		FROM accounts a JOIN ledger_balances l ON l.account_id = a.id
+		WHERE a.balance <> l.balance
 		ORDER BY a.id`); err != nil {
 		return nil, fmt.Errorf("invariant check: balance against ledger: %w", err)
 	}
