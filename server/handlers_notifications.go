@@ -15,10 +15,7 @@ func (s *Server) listNotifications(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := actor(c).CheckUserID(uid); err != nil {
-		return err
-	}
-	rows, err := s.svc.ListNotifications(c.Context(), actor(c), c.Query("filter"), limit)
+	rows, err := s.svc.ListNotifications(c.Context(), actor(c), uid, c.Query("filter"), limit)
 	if err != nil {
 		return err
 	}

@@ -374,15 +374,8 @@ func (s *Server) wsUpgrade(c fiber.Ctx) error {
 	if !s.originAllowed(c.Get(fiber.HeaderOrigin), c.Host()) {
 		return errOriginNotAllowed
 	}
-	a, err := s.svc.Authenticate(c.Context(), c.Query("token"))
+	a, err := s.svc.AuthenticateLive(c.Context(), c.Query("token"), c.Query("user_id"))
 	if err != nil {
-		return err
-	}
-	uid, err := queryUserID(c)
-	if err != nil {
-		return err
-	}
-	if err := a.CheckUserID(uid); err != nil {
 		return err
 	}
 	if s.hub == nil {

@@ -27,10 +27,17 @@ var notificationFilters = map[string]string{
 var errNotificationNotFound = errs.E(errs.NotFound, "notification_not_found", "Notification not found")
 
 // ListNotifications returns the caller's notifications, newest first.
-// filter is all (or empty), requests or alerts; limit 0 means 100, at most 1000.
-func (s *Service) ListNotifications(ctx context.Context, a Actor, filter string, limit int) ([]Notification, error) {
+// userID, when a client sends one, must be the caller's own id; filter is
+// all (or empty), requests or alerts; limit 0 means 100, at most 1000.
+//
+// Returns unauthenticated (no signed-in user), forbidden (another user's
+// id) or invalid_input (a user_id, filter or limit out of range).
+func (s *Service) ListNotifications(ctx context.Context, a Actor, userID *int64, filter string, limit int) ([]Notification, error) {
 	if a.UserID == 0 {
 		return nil, errs.ErrUnauthenticated
+	}
+	if err := checkUserID(a, userID); err != nil {
+		return nil, err
 	}
 	cond, ok := notificationFilters[strings.ToLower(strings.TrimSpace(filter))]
 	if !ok {

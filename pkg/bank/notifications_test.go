@@ -31,7 +31,7 @@ func TestNotifications(t *testing.T) {
 
 	list := func(a Actor, filter string, limit int) []Notification {
 		t.Helper()
-		out, err := s.ListNotifications(ctx, a, filter, limit)
+		out, err := s.ListNotifications(ctx, a, nil, filter, limit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,9 +72,18 @@ func TestNotifications(t *testing.T) {
 		filter string
 		limit  int
 	}{{"unknown", 0}, {"", -1}, {"", 1001}} {
-		_, err := s.ListNotifications(ctx, f.alice, bad.filter, bad.limit)
+		_, err := s.ListNotifications(ctx, f.alice, nil, bad.filter, bad.limit)
 		wantKind(t, err, errs.Invalid, "invalid_input")
 	}
+	// A user_id sent along must be the caller's own.
+	own, bobID, zero := f.alice.UserID, f.bob.UserID, int64(0)
+	if got, err := s.ListNotifications(ctx, f.alice, &own, "", 0); err != nil || len(got) != len(all) {
+		t.Fatalf("own user_id: %d, %v", len(got), err)
+	}
+	_, err := s.ListNotifications(ctx, f.alice, &bobID, "", 0)
+	wantKind(t, err, errs.Forbidden, "")
+	_, err = s.ListNotifications(ctx, f.alice, &zero, "", 0)
+	wantKind(t, err, errs.Invalid, "invalid_input")
 
 	// Reading one; someone else's or a missing one is 404 and changes nothing.
 	target := all[1]

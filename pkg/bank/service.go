@@ -114,9 +114,6 @@ func requireCustomer(a Actor) error {
 	return nil
 }
 
-// CheckUserID enforces that a user_id sent by a client is the caller's own.
-func (a Actor) CheckUserID(userID *int64) error { return checkUserID(a, userID) }
-
 // checkUserID enforces that a user_id sent by a client is a valid id (400)
 // and the caller's own (403).
 func checkUserID(a Actor, userID *int64) error {

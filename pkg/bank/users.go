@@ -211,6 +211,27 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Actor, error)
 	return s.authenticate(ctx, token, true)
 }
 
+// AuthenticateLive checks who opens a live connection (the WebSocket):
+// the token, as Authenticate does, then the user_id sent along as text
+// ("" when none), which must be the token's user.
+//
+// Returns invalid_token or user_deactivated (401), invalid_input (a user_id
+// that is not a positive whole number) or forbidden (another user's id).
+func (s *Service) AuthenticateLive(ctx context.Context, token, userID string) (Actor, error) {
+	a, err := s.Authenticate(ctx, token)
+	if err != nil || userID == "" {
+		return a, err
+	}
+	id, err := ParseID("user_id", userID)
+	if err != nil {
+		return Actor{}, err
+	}
+	if err := checkUserID(a, &id); err != nil {
+		return Actor{}, err
+	}
+	return a, nil
+}
+
 // CheckSession is Authenticate without the session cache: it always asks
 // the database (the WebSocket keepalive's backstop).
 func (s *Service) CheckSession(ctx context.Context, token string) (Actor, error) {

@@ -1,6 +1,7 @@
 package bank
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -135,6 +136,29 @@ func TestAuthenticate(t *testing.T) {
 	wantKind(t, err, errs.Unauthorized, "user_deactivated")
 	_, err = s.Login(ctx, LoginInput{Email: u.Email, Password: testPassword})
 	wantKind(t, err, errs.Forbidden, "user_deactivated")
+}
+
+// TestAuthenticateLive: a live connection's user_id, when sent, must be a
+// valid id and the token's own user; the token is checked first.
+func TestAuthenticateLive(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	a, b := newCustomer(t, s, "Liv Socket"), newCustomer(t, s, "Lou Other")
+	u, _ := s.Me(ctx, a)
+	res, _ := s.Login(ctx, LoginInput{Email: u.Email, Password: testPassword})
+	for _, uid := range []string{"", strconv.FormatInt(a.UserID, 10)} {
+		if got, err := s.AuthenticateLive(ctx, res.Token, uid); err != nil || got.UserID != a.UserID {
+			t.Fatalf("user_id %q: %+v %v", uid, got, err)
+		}
+	}
+	_, err := s.AuthenticateLive(ctx, res.Token, strconv.FormatInt(b.UserID, 10))
+	wantKind(t, err, errs.Forbidden, "forbidden")
+	for _, bad := range []string{"0", "-1", "x", "1.5"} {
+		_, err = s.AuthenticateLive(ctx, res.Token, bad)
+		wantKind(t, err, errs.Invalid, "invalid_input")
+	}
+	_, err = s.AuthenticateLive(ctx, "garbage", "x")
+	wantKind(t, err, errs.Unauthorized, "invalid_token")
 }
 
 func TestLogoutRevokes(t *testing.T) {
