@@ -43,7 +43,9 @@ type AccountInput struct {
 	UserID        *int64       `json:"user_id"`
 }
 
-const accountColumns = `a.id, u.full_name AS name, a.account_number, a.account_type_id, t.type_name, a.balance, a.currency, a.created_at, a.user_id
+// selectAccount reads Account from accounts a, with its holder u and type t;
+// callers add WHERE and ORDER BY.
+const selectAccount = `SELECT a.id, u.full_name AS name, a.account_number, a.account_type_id, t.type_name, a.balance, a.currency, a.created_at, a.user_id
 	FROM accounts a JOIN users u ON u.id = a.user_id JOIN account_types t ON t.id = a.account_type_id`
 
 var accountNumberPattern = regexp.MustCompile(`^[A-Za-z0-9]{6,34}$`)
@@ -156,7 +158,7 @@ func (s *Service) CreateAccount(ctx context.Context, a Actor, in AccountInput) (
 			Description: fmt.Sprintf("Opened %s account %s with %s", t.TypeName, in.AccountNumber, money.Format(in.Balance, t.Currency))}); err != nil {
 			return err
 		}
-		return tx.GetContext(ctx, &out, `SELECT `+accountColumns+` WHERE a.id = $1`, id)
+		return tx.GetContext(ctx, &out, selectAccount+` WHERE a.id = $1`, id)
 	})
 	return out, err
 }
@@ -171,7 +173,7 @@ func (s *Service) ListAccounts(ctx context.Context, a Actor, pathUserID *int64) 
 		return nil, err
 	}
 	out := []Account{}
-	err := s.db.SelectContext(ctx, &out, `SELECT `+accountColumns+` WHERE a.user_id = $1 AND a.closed_at IS NULL ORDER BY a.id DESC`, a.UserID)
+	err := s.db.SelectContext(ctx, &out, selectAccount+` WHERE a.user_id = $1 AND a.closed_at IS NULL ORDER BY a.id DESC`, a.UserID)
 	return out, errs.Wrap(err, "list accounts")
 }
 
@@ -181,7 +183,7 @@ func (s *Service) AllAccounts(ctx context.Context, a Actor) ([]Account, error) {
 		return nil, err
 	}
 	out := []Account{}
-	err := s.db.SelectContext(ctx, &out, `SELECT `+accountColumns+` WHERE a.closed_at IS NULL ORDER BY a.id DESC`)
+	err := s.db.SelectContext(ctx, &out, selectAccount+` WHERE a.closed_at IS NULL ORDER BY a.id DESC`)
 	return out, errs.Wrap(err, "all accounts")
 }
 
@@ -192,7 +194,7 @@ func lockOwnAccount(ctx context.Context, tx *sqlx.Tx, a Actor, id int64) (Accoun
 	if id <= 0 {
 		return acc, errs.ErrAccountNotFound
 	}
-	err := tx.GetContext(ctx, &acc, `SELECT `+accountColumns+` WHERE a.id = $1 AND a.user_id = $2 AND a.closed_at IS NULL FOR UPDATE OF a`, id, a.UserID)
+	err := tx.GetContext(ctx, &acc, selectAccount+` WHERE a.id = $1 AND a.user_id = $2 AND a.closed_at IS NULL FOR UPDATE OF a`, id, a.UserID)
 	if notFound(err) {
 		return acc, errs.ErrAccountNotFound
 	}
@@ -255,7 +257,7 @@ func (s *Service) UpdateAccount(ctx context.Context, a Actor, id int64, in Accou
 				money.Format(acc.Balance, acc.Currency), money.Format(in.Balance, t.Currency))}); err != nil {
 			return err
 		}
-		return tx.GetContext(ctx, &out, `SELECT `+accountColumns+` WHERE a.id = $1`, id)
+		return tx.GetContext(ctx, &out, selectAccount+` WHERE a.id = $1`, id)
 	})
 	return out, err
 }

@@ -227,12 +227,16 @@ func (s *Service) AuditLogs(ctx context.Context, a Actor, p Page) ([]AuditRow, *
 	return s.auditPage(ctx, limit, before)
 }
 
-const auditColumns = `l.id, COALESCE(u.full_name, 'System') AS full_name, l.account_number, l.action_type, l.table_name, l.description, l.created_at
-	FROM audit_log l LEFT JOIN users u ON u.id = l.actor_user_id`
+// auditColumns are AuditRow's, read from auditFrom: the audit log l and the
+// user u who acted (none: the system).
+const (
+	auditColumns = `l.id, COALESCE(u.full_name, 'System') AS full_name, l.account_number, l.action_type, l.table_name, l.description, l.created_at`
+	auditFrom    = `FROM audit_log l LEFT JOIN users u ON u.id = l.actor_user_id`
+)
 
 func (s *Service) auditPage(ctx context.Context, limit int, before int64) ([]AuditRow, *string, error) {
 	rows := []AuditRow{}
-	err := s.db.SelectContext(ctx, &rows, `SELECT `+auditColumns+` WHERE ($1::bigint = 0 OR l.id < $1) ORDER BY l.id DESC LIMIT $2`, before, limit+1)
+	err := s.db.SelectContext(ctx, &rows, `SELECT `+auditColumns+` `+auditFrom+` WHERE ($1::bigint = 0 OR l.id < $1) ORDER BY l.id DESC LIMIT $2`, before, limit+1)
 	if err != nil {
 		return nil, nil, errs.Wrap(err, "audit logs")
 	}

@@ -175,7 +175,8 @@ type sealedAudit struct {
 	AuditRow
 }
 
-const sealedAuditColumns = `c.seq, ` + auditColumns + ` JOIN audit_chain c ON c.audit_id = l.id`
+// selectSealedAudit reads sealedAudit: the audit rows the chain c holds.
+const selectSealedAudit = `SELECT c.seq, ` + auditColumns + ` ` + auditFrom + ` JOIN audit_chain c ON c.audit_id = l.id`
 
 // AuditTail seals, then returns the newest n sealed audit rows in seal order
 // and the seq of the newest (0: none), from which AuditFollow continues.
@@ -191,7 +192,7 @@ func (s *Service) AuditTail(ctx context.Context, a Actor, n int) ([]AuditRow, in
 		return nil, 0, err
 	}
 	var rows []sealedAudit
-	if err := s.db.SelectContext(ctx, &rows, `SELECT `+sealedAuditColumns+` ORDER BY c.seq DESC LIMIT $1`, n); err != nil {
+	if err := s.db.SelectContext(ctx, &rows, selectSealedAudit+` ORDER BY c.seq DESC LIMIT $1`, n); err != nil {
 		return nil, 0, errs.Wrap(err, "audit tail")
 	}
 	out := make([]AuditRow, len(rows))
@@ -274,7 +275,7 @@ func (s *Service) followRound(ctx context.Context, last *int64, fn func([]AuditR
 	}
 	for {
 		var rows []sealedAudit
-		if err := s.db.SelectContext(ctx, &rows, `SELECT `+sealedAuditColumns+` WHERE c.seq > $1 ORDER BY c.seq LIMIT 1000`, *last); err != nil {
+		if err := s.db.SelectContext(ctx, &rows, selectSealedAudit+` WHERE c.seq > $1 ORDER BY c.seq LIMIT 1000`, *last); err != nil {
 			return errs.Wrap(err, "audit follow")
 		}
 		if len(rows) == 0 {

@@ -86,7 +86,7 @@ func (s *Service) history(ctx context.Context, owner int64, q HistoryQuery) ([]T
 	if before > 0 {
 		where = append(where, "t.id < "+arg(before))
 	}
-	query := `SELECT ` + transactionColumns
+	query := selectTransaction
 	if len(where) > 0 {
 		query += ` WHERE ` + strings.Join(where, " AND ")
 	}

@@ -22,15 +22,47 @@ type lockedAccount struct {
 	HolderActive  bool         `db:"is_active"`
 }
 
-const lockedAccountColumns = `a.id, a.user_id, a.account_number, a.currency, a.balance, a.closed_at IS NOT NULL AS closed, u.full_name, u.is_active
+// selectLockedAccount reads lockedAccount from accounts a and users u.
+const selectLockedAccount = `SELECT a.id, a.user_id, a.account_number, a.currency, a.balance, a.closed_at IS NOT NULL AS closed, u.full_name, u.is_active
 	FROM accounts a JOIN users u ON u.id = a.user_id`
 
-// lockAccounts locks the accounts selected by where (with args) in the
-// order of their ids, in one statement, so two payments that cross (A to B
-// and B to A) wait for each other instead of deadlocking.
-func lockAccounts(ctx context.Context, tx *sqlx.Tx, mode, where string, args ...any) ([]lockedAccount, error) {
+// lockMode is how lockAccounts locks the accounts.
+type lockMode int
+
+const (
+	// forUpdate: this transaction changes them (a payment). The zero value,
+	// the strongest lock.
+	forUpdate lockMode = iota
+	// forShare: they cannot change or close until this transaction ends,
+	// and other transactions may share-lock them too.
+	forShare
+)
+
+func (m lockMode) sql() string {
+	if m == forShare {
+		return `FOR SHARE OF a`
+	}
+	return `FOR UPDATE OF a`
+}
+
+// lockAccountsByID locks the accounts with ids x and y; see lockAccounts.
+func lockAccountsByID(ctx context.Context, tx *sqlx.Tx, mode lockMode, x, y int64) ([]lockedAccount, error) {
+	return lockAccounts(ctx, tx, mode, `a.id IN ($1, $2)`, x, y)
+}
+
+// lockAccountsByNumber locks the accounts numbered x and y; see lockAccounts.
+func lockAccountsByNumber(ctx context.Context, tx *sqlx.Tx, mode lockMode, x, y string) ([]lockedAccount, error) {
+	return lockAccounts(ctx, tx, mode, `a.account_number IN ($1, $2)`, x, y)
+}
+
+// lockAccounts locks the accounts selected by where, one of the fixed
+// conditions of lockAccountsByID and lockAccountsByNumber, in the order of
+// their ids, in one statement, so two payments that cross (A to B and B to
+// A) wait for each other instead of deadlocking. Missing accounts are
+// simply not among the rows.
+func lockAccounts(ctx context.Context, tx *sqlx.Tx, mode lockMode, where string, x, y any) ([]lockedAccount, error) {
 	var rows []lockedAccount
-	err := tx.SelectContext(ctx, &rows, `SELECT `+lockedAccountColumns+` WHERE `+where+` ORDER BY a.id FOR `+mode+` OF a`, args...)
+	err := tx.SelectContext(ctx, &rows, selectLockedAccount+` WHERE `+where+` ORDER BY a.id `+mode.sql(), x, y)
 	return rows, errs.Wrap(err, "lock accounts")
 }
 

@@ -46,9 +46,9 @@ type MoneyRequestInput struct {
 	UserID      *int64       `json:"user_id"`
 }
 
-// requestColumns reads MoneyRequest from money_requests r; $1 is the
+// selectRequest reads MoneyRequest from money_requests r; $1 is the
 // caller's user id (0 for no direction) and $2 the time now.
-const requestColumns = `r.id, r.amount, qa.account_number AS requester_id, pa.account_number AS recipient_id,
+const selectRequest = `SELECT r.id, r.amount, qa.account_number AS requester_id, pa.account_number AS recipient_id,
 	CASE WHEN r.status = 'PENDING' AND r.expires_at <= $2 THEN 'EXPIRED' ELSE r.status END AS status,
 	r.created_at, r.expires_at, r.description,
 	CASE WHEN $1::bigint = 0 THEN '' WHEN r.recipient_user_id = $1 THEN 'incoming' ELSE 'outgoing' END AS direction
@@ -62,7 +62,7 @@ var (
 
 func (s *Service) getRequest(ctx context.Context, q sqlx.QueryerContext, viewer, id int64) (MoneyRequest, error) {
 	var r MoneyRequest
-	err := sqlx.GetContext(ctx, q, &r, `SELECT `+requestColumns+` WHERE r.id = $3`, viewer, s.now(), id)
+	err := sqlx.GetContext(ctx, q, &r, selectRequest+` WHERE r.id = $3`, viewer, s.now(), id)
 	return r, errs.Wrap(err, "read request")
 }
 
@@ -94,7 +94,7 @@ func (s *Service) CreateMoneyRequest(ctx context.Context, a Actor, in MoneyReque
 	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
 		// FOR SHARE: an account being closed (CloseAccount locks it FOR
 		// UPDATE and counts its pending requests) cannot get a new request.
-		rows, err := lockAccounts(ctx, tx, "SHARE", `a.account_number IN ($1, $2)`, in.RequesterID, in.RecipientID)
+		rows, err := lockAccountsByNumber(ctx, tx, forShare, in.RequesterID, in.RecipientID)
 		if err != nil {
 			return err
 		}
@@ -148,7 +148,7 @@ func (s *Service) ListMoneyRequests(ctx context.Context, a Actor, userID *int64)
 		return nil, err
 	}
 	out := []MoneyRequest{}
-	err := s.db.SelectContext(ctx, &out, `SELECT `+requestColumns+`
+	err := s.db.SelectContext(ctx, &out, selectRequest+`
 		WHERE r.requester_user_id = $1 OR r.recipient_user_id = $1 ORDER BY r.id DESC`, a.UserID, s.now())
 	return out, errs.Wrap(err, "list requests")
 }
@@ -160,7 +160,7 @@ func (s *Service) AdminMoneyRequests(ctx context.Context, a Actor) ([]MoneyReque
 		return nil, err
 	}
 	out := []MoneyRequest{}
-	err := s.db.SelectContext(ctx, &out, `SELECT `+requestColumns+` ORDER BY r.id DESC LIMIT $3`, 0, s.now(), maxLimit)
+	err := s.db.SelectContext(ctx, &out, selectRequest+` ORDER BY r.id DESC LIMIT $3`, 0, s.now(), maxLimit)
 	return out, errs.Wrap(err, "all requests")
 }
 
@@ -213,7 +213,7 @@ func (s *Service) AcceptMoneyRequest(ctx context.Context, a Actor, id int64) (Mo
 		if err != nil {
 			return err
 		}
-		rows, err := lockAccounts(ctx, tx, "UPDATE", `a.id IN ($1, $2)`, r.RecipientAccountID, r.RequesterAccountID)
+		rows, err := lockAccountsByID(ctx, tx, forUpdate, r.RecipientAccountID, r.RequesterAccountID)
 		if err != nil {
 			return err
 		}

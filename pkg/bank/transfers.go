@@ -29,9 +29,9 @@ type Transaction struct {
 	Description     string       `json:"description" db:"description"`
 }
 
-// transactionColumns reads Transaction from the ledger t, with the account
-// numbers of its internal from/to ids.
-const transactionColumns = `t.id, t.created_at AS transaction_date, t.transaction_type, t.amount,
+// selectTransaction reads Transaction from the ledger t, with the account
+// numbers of its internal from/to ids; callers add WHERE, ORDER BY, LIMIT.
+const selectTransaction = `SELECT t.id, t.created_at AS transaction_date, t.transaction_type, t.amount,
 	fa.account_number AS account_id, ta.account_number AS to_account_id, t.description
 	FROM transactions t JOIN accounts fa ON fa.id = t.from_account_id JOIN accounts ta ON ta.id = t.to_account_id`
 

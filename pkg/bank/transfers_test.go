@@ -313,7 +313,7 @@ func TestTransferCheckConstraintBackstop(t *testing.T) {
 	to := openAccount(t, s, bob, "0")
 	before := stateOf(t, s)
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		rows, err := lockAccounts(ctx, tx, "UPDATE", `a.id IN ($1, $2)`, from.ID, to.ID)
+		rows, err := lockAccountsByID(ctx, tx, forUpdate, from.ID, to.ID)
 		if err != nil {
 			return err
 		}
