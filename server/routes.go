@@ -45,6 +45,8 @@ func (s *Server) routes() {
 	u.Put("/accounts/:id", s.updateAccount)
 	u.Delete("/accounts/:id", s.closeAccount)
 	u.Get("/account-details", s.lookupAccount)
+	// "/money-transer" is the first app's spelling, kept for its clients;
+	// "/money-transfer" is the same handler spelled right.
 	u.Post("/money-transer", s.transfer)
 	u.Post("/money-transfer", s.transfer)
 	u.Get("/transactions/history", s.history)
