@@ -51,6 +51,8 @@ const selectAccount = `SELECT a.id, u.full_name AS name, a.account_number, a.acc
 var accountNumberPattern = regexp.MustCompile(`^[A-Za-z0-9]{6,34}$`)
 
 // AccountTypes lists the kinds of account a customer can open.
+//
+// Returns customer_only (403) for anyone but a customer.
 func (s *Service) AccountTypes(ctx context.Context, a Actor) ([]AccountType, error) {
 	if err := requireCustomer(a); err != nil {
 		return nil, err
@@ -165,6 +167,9 @@ func (s *Service) CreateAccount(ctx context.Context, a Actor, in AccountInput) (
 
 // ListAccounts returns the actor's open accounts. pathUserID, when given,
 // must be the actor's own id.
+//
+// Returns customer_only (403), invalid_input (400, a user_id that is not a
+// positive whole number) or forbidden (403, a user_id not the caller's).
 func (s *Service) ListAccounts(ctx context.Context, a Actor, pathUserID *int64) ([]Account, error) {
 	if err := requireCustomer(a); err != nil {
 		return nil, err
@@ -178,6 +183,8 @@ func (s *Service) ListAccounts(ctx context.Context, a Actor, pathUserID *int64) 
 }
 
 // AllAccounts returns every open account of every customer, as one snapshot.
+//
+// Returns admin_only (403) for a non-admin.
 func (s *Service) AllAccounts(ctx context.Context, a Actor) ([]Account, error) {
 	if err := requireAdmin(a); err != nil {
 		return nil, err
@@ -264,6 +271,9 @@ func (s *Service) UpdateAccount(ctx context.Context, a Actor, id int64, in Accou
 
 // CloseAccount closes an account with a zero balance and no pending
 // requests. Its history stays; a closed account can neither send nor receive.
+//
+// Returns customer_only (403), account_not_found (404: missing, closed or
+// another customer's), balance_not_zero (422) or pending_requests (422).
 func (s *Service) CloseAccount(ctx context.Context, a Actor, id int64) error {
 	if err := requireCustomer(a); err != nil {
 		return err
@@ -299,9 +309,9 @@ type AccountLookup struct {
 }
 
 // LookupAccount tells the holder's name of an open account number. It is
-// rate limited per user, against enumeration. Returns invalid_input (a
-// number that is empty, over 34 characters or not text), too_many_lookups
-// or account_not_found.
+// rate limited per user, against enumeration. Returns customer_only (403),
+// invalid_input (a number that is empty, over 34 characters or not text),
+// too_many_lookups (429) or account_not_found (404, also for a closed one).
 func (s *Service) LookupAccount(ctx context.Context, a Actor, number string) (AccountLookup, error) {
 	if err := requireCustomer(a); err != nil {
 		return AccountLookup{}, err

@@ -24,6 +24,8 @@ type AdminUserRow struct {
 }
 
 // ListUsers returns every user, newest first.
+//
+// Returns admin_only (403) for a non-admin.
 func (s *Service) ListUsers(ctx context.Context, a Actor) ([]AdminUserRow, error) {
 	if err := requireAdmin(a); err != nil {
 		return nil, err
@@ -34,6 +36,9 @@ func (s *Service) ListUsers(ctx context.Context, a Actor) ([]AdminUserRow, error
 }
 
 // FindUser resolves a user by id or email (for the CLI).
+//
+// Returns invalid_input (an empty, over-long or non-text ref) or
+// user_not_found (404).
 func (s *Service) FindUser(ctx context.Context, ref string) (User, error) {
 	ref, err := clean("user", ref, MaxEmailLen, true)
 	if err != nil {
@@ -77,7 +82,8 @@ func lockTarget(ctx context.Context, tx *sqlx.Tx, userID int64) (User, int, erro
 // revokes every token the user holds, in the same transaction; activating
 // again does not bring them back: the user signs in again.
 //
-// Returns admin_only, self_deactivation, last_admin (422) or user_not_found.
+// Returns admin_only (403), self_deactivation (422), last_admin (422) or
+// user_not_found (404).
 func (s *Service) SetUserActive(ctx context.Context, a Actor, userID int64, active bool) (AdminUserRow, error) {
 	if err := requireAdmin(a); err != nil {
 		return AdminUserRow{}, err
@@ -216,6 +222,9 @@ type AuditRow struct {
 }
 
 // AuditLogs returns a page of the audit log, newest first.
+//
+// Returns admin_only (403) or invalid_input (a limit out of range, a cursor
+// this server did not give out).
 func (s *Service) AuditLogs(ctx context.Context, a Actor, p Page) ([]AuditRow, *string, error) {
 	if err := requireAdmin(a); err != nil {
 		return nil, nil, err

@@ -81,6 +81,8 @@ const ledgerTotals = `count(*) AS total_transactions,
 const baseFirst = `ORDER BY currency <> '` + money.BaseCurrency + `', currency`
 
 // UserSummary returns the caller's dashboard figures.
+//
+// Returns customer_only (403) for anyone but a customer.
 func (s *Service) UserSummary(ctx context.Context, a Actor) (UserSummary, error) {
 	if err := requireCustomer(a); err != nil {
 		return UserSummary{}, err
@@ -120,6 +122,8 @@ func (s *Service) UserSummary(ctx context.Context, a Actor) (UserSummary, error)
 }
 
 // AdminSummary returns the system-wide dashboard figures.
+//
+// Returns admin_only (403) for a non-admin.
 func (s *Service) AdminSummary(ctx context.Context, a Actor) (AdminSummary, error) {
 	if err := requireAdmin(a); err != nil {
 		return AdminSummary{}, err
@@ -189,6 +193,8 @@ func chart(starts []time.Time, rows []monthTotal) []MonthPoint {
 // UserMonthly returns the caller's payment volume (transfers and paid
 // requests, sent and received) in the base currency (USD) in each of the
 // last 12 months, oldest first, ending with the current month (UTC).
+//
+// Returns customer_only (403) for anyone but a customer.
 func (s *Service) UserMonthly(ctx context.Context, a Actor) ([]MonthPoint, error) {
 	if err := requireCustomer(a); err != nil {
 		return nil, err
@@ -216,6 +222,8 @@ func (s *Service) UserMonthly(ctx context.Context, a Actor) ([]MonthPoint, error
 
 // AdminMonthlyUsers returns how many users joined in each of the last 12
 // months, oldest first, ending with the current month (UTC).
+//
+// Returns admin_only (403) for a non-admin.
 func (s *Service) AdminMonthlyUsers(ctx context.Context, a Actor) ([]MonthPoint, error) {
 	if err := requireAdmin(a); err != nil {
 		return nil, err

@@ -54,6 +54,8 @@ type Sealed struct {
 // Seal seals every committed audit and notification row not sealed yet, in
 // one short transaction of its own, and returns the newest seq of each feed.
 // Any number of processes may call it at once: seals run one at a time.
+//
+// Returns only internal errors (the database failed).
 func (s *Service) Seal(ctx context.Context) (Sealed, error) {
 	var r Sealed
 	var feed []byte
@@ -132,6 +134,8 @@ func (s *Service) RunSealer(ctx context.Context, interval time.Duration, log *sl
 // SealPending seals once if a transaction of this process committed since
 // the last seal. A CLI command calls it before it exits, so what it wrote
 // reaches live followers at once rather than at a serve's next tick.
+//
+// Returns only internal errors (the database failed).
 func (s *Service) SealPending(ctx context.Context) error {
 	select {
 	case <-s.sealPoke:
@@ -152,6 +156,8 @@ type FeedNotification struct {
 }
 
 // NotificationFeedHead returns the newest sealed notification seq (0: none).
+//
+// Returns only internal errors (the database failed).
 func (s *Service) NotificationFeedHead(ctx context.Context) (int64, error) {
 	var seq int64
 	err := s.db.GetContext(ctx, &seq, `SELECT notif_seq FROM event_sealer WHERE id = 1`)
@@ -160,6 +166,8 @@ func (s *Service) NotificationFeedHead(ctx context.Context) (int64, error) {
 
 // NotificationsAfter returns up to limit sealed notifications with a seq
 // above afterSeq, in seq order.
+//
+// Returns only internal errors (the database failed).
 func (s *Service) NotificationsAfter(ctx context.Context, afterSeq int64, limit int) ([]FeedNotification, error) {
 	out := []FeedNotification{}
 	err := s.db.SelectContext(ctx, &out, `
@@ -180,7 +188,8 @@ const selectSealedAudit = `SELECT c.seq, ` + auditColumns + ` ` + auditFrom + ` 
 
 // AuditTail seals, then returns the newest n sealed audit rows in seal order
 // and the seq of the newest (0: none), from which AuditFollow continues.
-// Returns admin_only for a non-admin.
+// Returns admin_only (403) for a non-admin or invalid_input (n outside 1 to
+// 1000).
 func (s *Service) AuditTail(ctx context.Context, a Actor, n int) ([]AuditRow, int64, error) {
 	if err := requireAdmin(a); err != nil {
 		return nil, 0, err

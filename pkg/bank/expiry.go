@@ -22,6 +22,8 @@ const expiryBatch = 200
 // answered right now is left to its answer. It also forgets Idempotency-Keys
 // older than 24 hours and sign-in attempts older than the throttle's window.
 // It returns how many requests expired.
+//
+// Returns only internal errors (the database failed), with the count so far.
 func (s *Service) ExpireMoneyRequests(ctx context.Context) (int, error) {
 	total := 0
 	for {

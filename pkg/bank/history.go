@@ -34,6 +34,10 @@ func (q *HistoryQuery) normalize() (int, int64, error) {
 // History returns the caller's ledger rows (all their accounts, or one of
 // them), newest first, and the cursor of the next page (nil at the end).
 // Another customer's account number answers 404, as a missing one does.
+//
+// Returns customer_only (403), forbidden (403, a user_id not the caller's),
+// invalid_input (a user_id, transaction_type, account number, limit or
+// cursor that breaks the input rules) or account_not_found (404).
 func (s *Service) History(ctx context.Context, a Actor, q HistoryQuery) ([]Transaction, *string, error) {
 	if err := requireCustomer(a); err != nil {
 		return nil, nil, err
@@ -45,6 +49,9 @@ func (s *Service) History(ctx context.Context, a Actor, q HistoryQuery) ([]Trans
 }
 
 // AdminHistory is History over every customer's ledger.
+//
+// Returns admin_only (403), invalid_input (as History) or account_not_found
+// (404).
 func (s *Service) AdminHistory(ctx context.Context, a Actor, q HistoryQuery) ([]Transaction, *string, error) {
 	if err := requireAdmin(a); err != nil {
 		return nil, nil, err

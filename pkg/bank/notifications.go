@@ -55,6 +55,9 @@ func (s *Service) ListNotifications(ctx context.Context, a Actor, userID *int64,
 
 // MarkNotificationRead marks one of the caller's notifications read. Anyone
 // else's answers 404, as a missing one does.
+//
+// Returns unauthenticated (401, no signed-in user) or notification_not_found
+// (404).
 func (s *Service) MarkNotificationRead(ctx context.Context, a Actor, id int64) error {
 	if a.UserID == 0 {
 		return errs.ErrUnauthenticated
@@ -73,6 +76,8 @@ func (s *Service) MarkNotificationRead(ctx context.Context, a Actor, id int64) e
 }
 
 // MarkAllNotificationsRead marks every notification of the caller read.
+//
+// Returns unauthenticated (401) when no user is signed in.
 func (s *Service) MarkAllNotificationsRead(ctx context.Context, a Actor) error {
 	if a.UserID == 0 {
 		return errs.ErrUnauthenticated

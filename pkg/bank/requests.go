@@ -68,8 +68,13 @@ func (s *Service) getRequest(ctx context.Context, q sqlx.QueryerContext, viewer,
 
 // CreateMoneyRequest asks the holder of in.RecipientID to pay into one of
 // the actor's open accounts. The recipient is notified; it expires after
-// the configured requests TTL. Returns invalid_input, account_not_found,
-// same_account, own_account, recipient_inactive or currency_mismatch.
+// the configured requests TTL.
+//
+// Returns customer_only (403), forbidden (403, a user_id not the caller's),
+// invalid_input (an account number, amount or description that breaks the
+// input rules), account_not_found (404: either account missing or closed,
+// or the requester's not the caller's), same_account, own_account,
+// recipient_inactive or currency_mismatch (422).
 func (s *Service) CreateMoneyRequest(ctx context.Context, a Actor, in MoneyRequestInput) (MoneyRequest, error) {
 	if err := requireCustomer(a); err != nil {
 		return MoneyRequest{}, err
@@ -140,6 +145,9 @@ func (s *Service) CreateMoneyRequest(ctx context.Context, a Actor, in MoneyReque
 }
 
 // ListMoneyRequests returns the actor's requests in both directions, newest first.
+//
+// Returns customer_only (403), invalid_input (400, a user_id that is not a
+// positive whole number) or forbidden (403, a user_id not the caller's).
 func (s *Service) ListMoneyRequests(ctx context.Context, a Actor, userID *int64) ([]MoneyRequest, error) {
 	if err := requireCustomer(a); err != nil {
 		return nil, err
@@ -155,6 +163,8 @@ func (s *Service) ListMoneyRequests(ctx context.Context, a Actor, userID *int64)
 
 // AdminMoneyRequests returns every customer's requests, newest first (the
 // newest 1000).
+//
+// Returns admin_only (403) for a non-admin.
 func (s *Service) AdminMoneyRequests(ctx context.Context, a Actor) ([]MoneyRequest, error) {
 	if err := requireAdmin(a); err != nil {
 		return nil, err
@@ -203,6 +213,11 @@ func (s *Service) lockPending(ctx context.Context, tx *sqlx.Tx, a Actor, id int6
 // payment (kind "request": DEBIT on the payer's account, CREDIT on the
 // requester's) and the status change commit together: on insufficient
 // funds nothing moves and the request stays PENDING.
+//
+// Returns customer_only (403), request_not_found (404: missing or not
+// addressed to the caller), request_not_pending (409: answered or expired),
+// account_closed (422, the paying or the receiving account),
+// recipient_inactive, currency_mismatch or insufficient_funds (422).
 func (s *Service) AcceptMoneyRequest(ctx context.Context, a Actor, id int64) (MoneyRequest, error) {
 	if err := requireCustomer(a); err != nil {
 		return MoneyRequest{}, err
@@ -258,6 +273,9 @@ func (s *Service) AcceptMoneyRequest(ctx context.Context, a Actor, id int64) (Mo
 }
 
 // DeclineMoneyRequest refuses a PENDING request addressed to the actor.
+//
+// Returns customer_only (403), request_not_found (404: missing or not
+// addressed to the caller) or request_not_pending (409: answered or expired).
 func (s *Service) DeclineMoneyRequest(ctx context.Context, a Actor, id int64) (MoneyRequest, error) {
 	if err := requireCustomer(a); err != nil {
 		return MoneyRequest{}, err

@@ -77,6 +77,9 @@ var demoTransfers = []demoTransfer{
 // (one pending for Alice) and their notifications. It goes through the same
 // service functions as the API, so everything is audited. With any user in
 // the database it does nothing and reports false.
+//
+// Returns busy (503) when no password-check slot frees in time for its
+// users' passwords, otherwise only internal errors (the database failed).
 func (s *Service) SeedDemo(ctx context.Context) (created bool, err error) {
 	conn, err := s.db.Connx(ctx)
 	if err != nil {
@@ -183,6 +186,8 @@ const bulkEmailDomain = "@bulk.meridian.test"
 
 // HasDemoUsers reports whether the demo users, whose passwords are
 // published, are in the database.
+//
+// Returns only internal errors (the database failed).
 func (s *Service) HasDemoUsers(ctx context.Context) (bool, error) {
 	var emails []string
 	for _, d := range demoUsers {
@@ -242,8 +247,9 @@ const bulkBatch = 50_000
 // once): nothing is switched off. Afterwards the caller may want to VACUUM
 // (ANALYZE) users, accounts and transactions as their owner.
 //
-// Unless o.Force, it refuses a database that is not a test database
-// (not_a_test_database, see CheckTestDatabase); invalid sizes are 400s.
+// Returns invalid_input (400, a size out of range) or, unless o.Force,
+// not_a_test_database for a database that is not a test database (see
+// CheckTestDatabase).
 func (s *Service) SeedBulk(ctx context.Context, o BulkOptions) (BulkStats, error) {
 	start := time.Now()
 	if o.Users < 1 || o.Users > maxBulkUsers {

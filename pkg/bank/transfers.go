@@ -90,10 +90,12 @@ func requestHash(in TransferInput) string {
 // it again (Replayed, nothing moves), with a different request 409. A
 // refused transfer stores nothing: the key stays free for a retry.
 //
-// Returns invalid_input (an account number, amount, description or
-// Idempotency-Key that breaks the input rules), account_not_found,
+// Returns customer_only (403), forbidden (403, a user_id not the caller's),
+// invalid_input (a user_id, account number, amount, description or
+// Idempotency-Key that breaks the input rules), account_not_found (404),
 // same_account, account_closed, recipient_inactive, currency_mismatch,
-// insufficient_funds or idempotency_key_reused.
+// insufficient_funds (422), idempotency_key_reused (409) or
+// user_deactivated (401, the sender was deactivated meanwhile).
 func (s *Service) Transfer(ctx context.Context, a Actor, in TransferInput, idempotencyKey string) (TransferResult, error) {
 	if err := requireCustomer(a); err != nil {
 		return TransferResult{}, err

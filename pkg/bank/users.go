@@ -234,6 +234,8 @@ func (s *Service) AuthenticateLive(ctx context.Context, token, userID string) (A
 
 // CheckSession is Authenticate without the session cache: it always asks
 // the database (the WebSocket keepalive's backstop).
+//
+// Returns invalid_token or user_deactivated (401), as Authenticate.
 func (s *Service) CheckSession(ctx context.Context, token string) (Actor, error) {
 	return s.authenticate(ctx, token, false)
 }
@@ -281,6 +283,8 @@ func (s *Service) authenticate(ctx context.Context, token string, cached bool) (
 }
 
 // Logout revokes the token the actor signed in with.
+//
+// Returns only internal errors (the database failed).
 func (s *Service) Logout(ctx context.Context, a Actor) error {
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE auth_tokens SET revoked_at = now() WHERE jti = $1 AND revoked_at IS NULL`, a.TokenID); err != nil {
@@ -295,6 +299,8 @@ func (s *Service) Logout(ctx context.Context, a Actor) error {
 }
 
 // Me returns the actor's own user.
+//
+// Returns user_not_found (404) for an actor without a user (the CLI).
 func (s *Service) Me(ctx context.Context, a Actor) (User, error) {
 	return s.getUser(ctx, s.db, a.UserID)
 }
