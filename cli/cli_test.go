@@ -107,15 +107,6 @@ func TestConfigFileAndPrecedence(t *testing.T) {
 	}
 }
 
-func TestVersion(t *testing.T) {
-	t.Parallel()
-	c := newCLI(t)
-	var v map[string]string
-	if err := json.Unmarshal([]byte(c.ok("version", "--output", "json")), &v); err != nil || v["version"] == "" {
-		t.Fatalf("version: %v %v", v, err)
-	}
-}
-
 func TestUserAndRoleCommands(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)

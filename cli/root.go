@@ -95,14 +95,22 @@ func (a *app) rootCmd() *cobra.Command {
 	for _, k := range config.Keys {
 		pf.String(strings.ReplaceAll(k.Name, "_", "-"), k.Default, k.Usage)
 	}
-	root.AddCommand(a.serveCmd(), a.migrateCmd(), a.userCmd(), a.roleCmd(), a.auditLogCmd(), a.seedCmd(), a.versionCmd(), a.benchCmd())
+	root.AddCommand(a.serveCmd(), a.migrateCmd(), a.userCmd(), a.roleCmd(), a.auditLogCmd(), a.seedCmd(), a.versionCmd(nil), a.benchCmd())
 	return root
+}
+
+// checkOutput refuses an --output other than table or json (exit 2).
+func (a *app) checkOutput() error {
+	if a.output != "table" && a.output != "json" {
+		return usageError{fmt.Errorf("--output must be table or json, not %q", a.output)}
+	}
+	return nil
 }
 
 // initConfig wires Viper: flags over MERIDIAN_* over the file over defaults.
 func (a *app) initConfig(cmd *cobra.Command) error {
-	if a.output != "table" && a.output != "json" {
-		return usageError{fmt.Errorf("--output must be table or json, not %q", a.output)}
+	if err := a.checkOutput(); err != nil {
+		return err
 	}
 	v := a.v
 	v.SetEnvPrefix("MERIDIAN")
@@ -149,6 +157,39 @@ func args(rule cobra.PositionalArgs) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// runner is what a command does with its options once their flags and
+// arguments are read and checked, as cli/cli's runF: each command's
+// constructor takes one, nil for the command's own run function, so a test
+// can see the options a command line gives without a database.
+type runner[O any] func(ctx context.Context, o *O) error
+
+// or returns r, or def when r is nil.
+func (r runner[O]) or(def runner[O]) runner[O] {
+	if r == nil {
+		return def
+	}
+	return r
+}
+
+// group is a command that only holds subcommands: alone it prints its help;
+// an unknown subcommand is a usage error (exit 2).
+func group(use, short, example string, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     use,
+		Short:   short,
+		Example: example,
+		Args: args(func(cmd *cobra.Command, as []string) error {
+			if len(as) > 0 {
+				return fmt.Errorf("unknown command %q for %q", as[0], cmd.CommandPath())
+			}
+			return nil
+		}),
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(subs...)
+	return cmd
 }
 
 // flagChanged reports whether a flag was set on the command line.

@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+)
+
+// execute runs the command line without a database (no --database-url):
+// for usage errors and commands that need none.
+func execute(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := ExecuteContext(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// parse builds one command with a runner that only keeps its options, runs
+// it on args (and stdin) and returns them: what a command line means,
+// checked without a database.
+func parse[O any](t *testing.T, build func(*app, runner[O]) *cobra.Command, stdin string, args ...string) (*O, error) {
+	t.Helper()
+	var got *O
+	a := &app{v: viper.New(), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, output: "table"}
+	cmd := build(a, func(_ context.Context, o *O) error { got = o; return nil })
+	cmd.SetArgs(args)
+	cmd.SetIn(strings.NewReader(stdin))
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	err := cmd.Execute()
+	if err == nil && got == nil {
+		t.Fatalf("%v: the runner did not run", args)
+	}
+	return got, err
+}
+
+// wantUsage fails unless err is a usage error (exit 2).
+func wantUsage(t *testing.T, err error, what string) {
+	t.Helper()
+	var ue usageError
+	if !errors.As(err, &ue) {
+		t.Errorf("%s: %v, want a usage error", what, err)
+	}
+}
