@@ -28,7 +28,7 @@ func (a *app) roleCmd() *cobra.Command {
 				return err
 			}
 			a.say("assigned role %s to user %d (%s)", row.Role, row.ID, row.Email)
-			return a.printRows([]bank.AdminUserRow{row})
+			return a.printUsers([]bank.AdminUserRow{row})
 		},
 	})
 	return cmd

@@ -55,7 +55,8 @@ func (s *Service) FindUser(ctx context.Context, ref string) (User, error) {
 	return u, errs.Wrap(err, "find user")
 }
 
-func adminRow(u User) AdminUserRow {
+// AdminRow is u as the admin screens (and the CLI) list it.
+func AdminRow(u User) AdminUserRow {
 	return AdminUserRow{ID: u.ID, Name: u.FullName, Email: u.Email, Phone: u.PhoneNumber, Role: u.Role, Status: u.IsActive, Created: u.CreatedAt}
 }
 
@@ -124,7 +125,7 @@ func (s *Service) SetUserActive(ctx context.Context, a Actor, userID int64, acti
 	if err == nil {
 		s.forgetUser(userID) // the next request reads role and active state afresh
 	}
-	return adminRow(out), err
+	return AdminRow(out), err
 }
 
 // AssignRole gives a user exactly one role. It refuses to leave no active
@@ -184,7 +185,7 @@ func (s *Service) AssignRole(ctx context.Context, a Actor, userID int64, roles [
 	if err == nil {
 		s.forgetUser(userID) // the next request reads role and active state afresh
 	}
-	return adminRow(out), err
+	return AdminRow(out), err
 }
 
 var errCustomerHasAccounts = errs.E(errs.Unprocessable, "customer_has_accounts", "Close or empty this customer's accounts first")
