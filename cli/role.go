@@ -1,35 +1,53 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"meridian/pkg/bank"
 )
 
 func (a *app) roleCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "role", Short: "Assign roles"}
-	cmd.AddCommand(&cobra.Command{
+	return group("role", "Assign roles", "  meridian role assign cy@example.test Admin", a.roleAssignCmd(nil))
+}
+
+// roleAssignOptions are the options of `meridian role assign`: which user,
+// by email or id, and their one role.
+type roleAssignOptions struct {
+	ref  string
+	role string
+}
+
+func (a *app) roleAssignCmd(run runner[roleAssignOptions]) *cobra.Command {
+	run = run.or(a.runRoleAssign)
+	return &cobra.Command{
 		Use:       "assign <email|id> <Admin|User>",
 		Short:     "Give a user exactly one role",
+		Example:   "  meridian role assign cy@example.test Admin\n  meridian role assign 42 User",
 		Args:      args(cobra.ExactArgs(2)),
 		ValidArgs: []string{bank.RoleAdmin, bank.RoleUser},
 		RunE: func(cmd *cobra.Command, as []string) error {
-			e, err := a.open(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer e.close()
-			u, err := e.svc.FindUser(cmd.Context(), as[0])
-			if err != nil {
-				return err
-			}
-			row, err := e.svc.AssignRole(cmd.Context(), bank.CLIActor, u.ID, []string{as[1]})
-			if err != nil {
-				return err
-			}
-			a.say("assigned role %s to user %d (%s)", row.Role, row.ID, row.Email)
-			return a.printUsers([]bank.AdminUserRow{row})
+			return run(cmd.Context(), &roleAssignOptions{ref: as[0], role: as[1]})
 		},
-	})
-	return cmd
+	}
+}
+
+// runRoleAssign gives the user the role and prints them.
+func (a *app) runRoleAssign(ctx context.Context, o *roleAssignOptions) error {
+	e, err := a.open(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	u, err := e.svc.FindUser(ctx, o.ref)
+	if err != nil {
+		return err
+	}
+	row, err := e.svc.AssignRole(ctx, bank.CLIActor, u.ID, []string{o.role})
+	if err != nil {
+		return err
+	}
+	a.say("assigned role %s to user %d (%s)", row.Role, row.ID, row.Email)
+	return a.printUsers([]bank.AdminUserRow{row})
 }
