@@ -265,8 +265,15 @@ func TestMigrateCommands(t *testing.T) {
 			t.Fatalf("%v refused but rolled back:\n%s", args, st)
 		}
 	}
-	c.ok("migrate", "down", "1") // the newest one does not drop the audit log
-	c.ok("migrate", "up")
+	// The newest one does not drop the audit log; -o json prints what moved.
+	var moved map[string][]int
+	if err := json.Unmarshal([]byte(c.ok("migrate", "down", "1", "-o", "json")), &moved); err != nil || len(moved["rolled_back"]) != 1 {
+		t.Fatalf("down 1 -o json: %v %v", moved, err)
+	}
+	back := moved["rolled_back"][0]
+	if err := json.Unmarshal([]byte(c.ok("migrate", "up", "-o", "json")), &moved); err != nil || len(moved["applied"]) != 1 || moved["applied"][0] != back {
+		t.Fatalf("up -o json: %v %v", moved, err)
+	}
 	c.ok("migrate", "down", "--all", "--destroy-data")
 	if st := c.ok("migrate", "status", "-o", "json"); strings.Contains(st, `"applied": true`) {
 		t.Fatalf("still applied after down --all:\n%s", st)

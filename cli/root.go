@@ -88,7 +88,7 @@ func (a *app) rootCmd() *cobra.Command {
 			return a.initConfig(cmd)
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	pf := root.PersistentFlags()
 	pf.String("config", "", "configuration file (default: ./meridian.yaml if present)")
 	pf.StringVarP(&a.output, "output", "o", "table", "output format: table or json")
@@ -148,6 +148,9 @@ func (a *app) initConfig(cmd *cobra.Command) error {
 func (a *app) config() (config.Config, error) {
 	return config.Load(func(key string) string { return a.v.GetString(key) })
 }
+
+// flagError makes a flag that cannot be parsed a usage error (exit 2).
+func flagError(_ *cobra.Command, err error) error { return usageError{err} }
 
 // args wraps a positional-argument rule so a violation exits with code 2.
 func args(rule cobra.PositionalArgs) cobra.PositionalArgs {

@@ -28,6 +28,7 @@ func parse[O any](t *testing.T, build func(*app, runner[O]) *cobra.Command, stdi
 	var got *O
 	a := &app{v: viper.New(), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, output: "table"}
 	cmd := build(a, func(_ context.Context, o *O) error { got = o; return nil })
+	cmd.SetFlagErrorFunc(flagError)
 	cmd.SetArgs(args)
 	cmd.SetIn(strings.NewReader(stdin))
 	cmd.SetOut(&bytes.Buffer{})
