@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -13,8 +14,22 @@ import (
 	"meridian/pkg/errs"
 )
 
-func (a *app) seedCmd() *cobra.Command {
-	var opts bank.BulkOptions
+// seedOptions are the options of `meridian seed`: the bulk data to add
+// (Users 0: the demo data instead).
+type seedOptions struct {
+	bulk bank.BulkOptions
+}
+
+func (o seedOptions) validate() error {
+	if o.bulk.Users < 0 || o.bulk.AccountsPerUser < 1 || o.bulk.TransfersPerUser < 0 {
+		return usageError{fmt.Errorf("--users and --transfers-per-user must not be negative, --accounts-per-user must be at least 1")}
+	}
+	return nil
+}
+
+func (a *app) seedCmd(run runner[seedOptions]) *cobra.Command {
+	run = run.or(a.runSeed)
+	o := &seedOptions{}
 	cmd := &cobra.Command{
 		Use:   "seed",
 		Short: "Add demo data (default) or bulk data for benchmarks (--users N)",
@@ -25,55 +40,60 @@ func (a *app) seedCmd() *cobra.Command {
 		Example: "  meridian seed\n  meridian seed --users 100000 --transfers-per-user 5 --seed 7",
 		Args:    args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			if opts.Users < 0 || opts.AccountsPerUser < 1 || opts.TransfersPerUser < 0 {
-				return usageError{fmt.Errorf("--users and --transfers-per-user must not be negative, --accounts-per-user must be at least 1")}
-			}
-			e, err := a.open(ctx, true)
-			if err != nil {
+			if err := o.validate(); err != nil {
 				return err
 			}
-			defer e.close()
-			if opts.Users == 0 {
-				if !e.cfg.DemoSeed {
-					return fmt.Errorf("demo data has published passwords and is added only when demo_seed is true (by default only on the embedded database); pass --demo-seed true to add it here")
-				}
-				created, err := e.svc.SeedDemo(ctx)
-				if err != nil {
-					return err
-				}
-				if !created {
-					a.say("the database already has users; demo data not added")
-				}
-				rows := [][]string{}
-				for _, s := range bank.DemoSignIns {
-					rows = append(rows, []string{s.Role, s.Email, s.Password})
-				}
-				return a.print(bank.DemoSignIns, []string{"ROLE", "EMAIL", "PASSWORD"}, rows)
-			}
-			start := time.Now()
-			stats, err := e.svc.SeedBulk(ctx, opts)
-			if err != nil {
-				return withForceHint(err)
-			}
-			// Statistics for the new rows; only the tables' owner may.
-			if err := e.withOwner(ctx, func(owner *sqlx.DB) error {
-				return db.VacuumAnalyze(ctx, owner, "users", "accounts", "transactions")
-			}); err != nil {
-				e.log.Warn("vacuum after the bulk load", "err", err)
-			}
-			a.say("seeded in %s", time.Since(start).Round(time.Millisecond))
-			return a.print(stats, []string{"USERS", "ACCOUNTS", "LEDGER ROWS"},
-				[][]string{{fmt.Sprint(stats.Users), fmt.Sprint(stats.Accounts), fmt.Sprint(stats.LedgerRows)}})
+			return run(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&opts.Users, "users", 0, "bulk: how many customers to create")
-	f.IntVar(&opts.AccountsPerUser, "accounts-per-user", 1, "bulk: accounts per customer")
-	f.IntVar(&opts.TransfersPerUser, "transfers-per-user", 0, "bulk: transfers per customer (two ledger rows each)")
-	f.Int64Var(&opts.Seed, "seed", 1, "bulk: random seed; the same seed gives the same data")
-	f.BoolVar(&opts.Force, "force", false, "bulk: seed even a database that holds users no seed created")
+	f.IntVar(&o.bulk.Users, "users", 0, "bulk: how many customers to create")
+	f.IntVar(&o.bulk.AccountsPerUser, "accounts-per-user", 1, "bulk: accounts per customer")
+	f.IntVar(&o.bulk.TransfersPerUser, "transfers-per-user", 0, "bulk: transfers per customer (two ledger rows each)")
+	f.Int64Var(&o.bulk.Seed, "seed", 1, "bulk: random seed; the same seed gives the same data")
+	f.BoolVar(&o.bulk.Force, "force", false, "bulk: seed even a database that holds users no seed created")
 	return cmd
+}
+
+// runSeed adds the demo data and prints its sign-ins, or the bulk data and
+// prints how much.
+func (a *app) runSeed(ctx context.Context, o *seedOptions) error {
+	e, err := a.open(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	if o.bulk.Users == 0 {
+		if !e.cfg.DemoSeed {
+			return fmt.Errorf("demo data has published passwords and is added only when demo_seed is true (by default only on the embedded database); pass --demo-seed true to add it here")
+		}
+		created, err := e.svc.SeedDemo(ctx)
+		if err != nil {
+			return err
+		}
+		if !created {
+			a.say("the database already has users; demo data not added")
+		}
+		rows := [][]string{}
+		for _, s := range bank.DemoSignIns {
+			rows = append(rows, []string{s.Role, s.Email, s.Password})
+		}
+		return a.print(bank.DemoSignIns, []string{"ROLE", "EMAIL", "PASSWORD"}, rows)
+	}
+	start := time.Now()
+	stats, err := e.svc.SeedBulk(ctx, o.bulk)
+	if err != nil {
+		return withForceHint(err)
+	}
+	// Statistics for the new rows; only the tables' owner may.
+	if err := e.withOwner(ctx, func(owner *sqlx.DB) error {
+		return db.VacuumAnalyze(ctx, owner, "users", "accounts", "transactions")
+	}); err != nil {
+		e.log.Warn("vacuum after the bulk load", "err", err)
+	}
+	a.say("seeded in %s", time.Since(start).Round(time.Millisecond))
+	return a.print(stats, []string{"USERS", "ACCOUNTS", "LEDGER ROWS"},
+		[][]string{{fmt.Sprint(stats.Users), fmt.Sprint(stats.Accounts), fmt.Sprint(stats.LedgerRows)}})
 }
 
 // withForceHint tells how to go past a refusal to load test data into a
