@@ -409,6 +409,25 @@ func TestServeSeedsNoDemoDataOnDatabaseURL(t *testing.T) {
 	if out := serveUntilBanner("--demo-seed", "true"); !strings.Contains(out, "Demo sign-ins") || !strings.Contains(out, "alice@meridian.test") {
 		t.Fatalf("banner with demo_seed=true:\n%s", out)
 	}
+	// --output json: the banner is one JSON object on stdout.
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- ExecuteContext(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "-o", "json"}, c.base...), nil, &out, &errb)
+	}()
+	waitFor(t, func() bool { return strings.Contains(out.String(), "}") }, "serve to start")
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("serve -o json exit %d: %s", code, errb.String())
+	}
+	var banner struct {
+		URL         string `json:"url"`
+		DemoSignIns []any  `json:"demo_sign_ins"`
+	}
+	if err := json.Unmarshal([]byte(out.String()), &banner); err != nil || !strings.HasPrefix(banner.URL, "http://") || banner.DemoSignIns == nil {
+		t.Fatalf("serve -o json printed %q: %v", out.String(), err)
+	}
 }
 
 // superuserDB connects to the embedded cluster of a data dir as its superuser.

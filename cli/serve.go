@@ -14,83 +14,103 @@ import (
 	"meridian/server"
 )
 
-func (a *app) serveCmd() *cobra.Command {
+// serveOptions are the options of `meridian serve` (none of its own: it
+// takes the configuration).
+type serveOptions struct{}
+
+func (a *app) serveCmd(run runner[serveOptions]) *cobra.Command {
+	run = run.or(a.runServe)
 	return &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the API, the WebSocket and the web app on one port",
-		Args:  args(cobra.NoArgs),
+		Example: "  meridian serve\n" +
+			"  meridian serve --addr :9090 --database-url postgres://meridian_app@db/meridian",
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			started := time.Now()
-			ctx := cmd.Context() // ends at SIGINT/SIGTERM: then serve stops
-			e, err := a.openServe(ctx)
-			if err != nil {
-				return err
-			}
-			defer e.close() // last: the database closes after everything that uses it has stopped
-			// Demo users have published passwords: only when demo_seed is
-			// true (by default only on the embedded database).
-			demo := false
-			if e.cfg.DemoSeed {
-				seeded, err := e.svc.SeedDemo(ctx)
-				if err != nil {
-					return fmt.Errorf("seeding demo data: %w", err)
-				}
-				if seeded {
-					e.log.Info("seeded demo data")
-				}
-				if demo, err = e.svc.HasDemoUsers(ctx); err != nil {
-					return err
-				}
-			}
-			// The background jobs outlive the signal until the requests in
-			// flight are done: their notifications still reach the WebSockets.
-			bgctx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
-			var bg sync.WaitGroup
-			defer func() { stopBackground(); bg.Wait() }()
-			hub := server.NewHub(e.svc, e.log)
-			bg.Add(3)
-			// The sealer numbers committed audit rows and notifications in
-			// commit order; the hub pushes the sealed notifications.
-			go func() { defer bg.Done(); e.svc.RunSealer(bgctx, e.cfg.SealInterval, e.log) }()
-			go func() {
-				defer bg.Done()
-				if err := hub.Listen(bgctx, e.dsn); err != nil {
-					e.log.Error("notification listener stopped", "err", err)
-				}
-			}()
-			go func() { defer bg.Done(); e.svc.RunExpiry(bgctx, e.cfg.ExpiryInterval, e.log) }()
-
-			ln, err := net.Listen("tcp", e.cfg.Addr)
-			if err != nil {
-				return fmt.Errorf("cannot listen on %s (addr): %w", e.cfg.Addr, err)
-			}
-			srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version, RequestTimeout: e.cfg.RequestTimeout,
-				TrustedProxies: e.cfg.TrustedProxies, AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser})
-			errc := make(chan error, 1)
-			go func() { errc <- srv.Serve(ln) }()
-
-			a.printBanner(ln.Addr(), e, demo, time.Since(started))
-			select {
-			case <-ctx.Done():
-			case err := <-errc:
-				return err
-			}
-			// Stop accepting, finish the requests in flight (each ends by
-			// request_timeout), close the WebSockets with 1001; then the
-			// deferred calls stop the background jobs and close the database.
-			e.log.Info("shutting down")
-			sctx, scancel := context.WithTimeout(context.Background(), e.cfg.RequestTimeout+5*time.Second)
-			defer scancel()
-			if err := srv.Shutdown(sctx); err != nil {
-				e.log.Warn("shutdown", "err", err)
-			}
-			return nil
+			return run(cmd.Context(), &serveOptions{}) // the context ends at SIGINT/SIGTERM: then serve stops
 		},
 	}
 }
 
+// runServe serves until ctx ends, then shuts down in order: the requests in
+// flight, the WebSockets, the background jobs, the database.
+func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
+	started := time.Now()
+	e, err := a.openServe(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.close() // last: the database closes after everything that uses it has stopped
+	// Demo users have published passwords: only when demo_seed is
+	// true (by default only on the embedded database).
+	demo := false
+	if e.cfg.DemoSeed {
+		seeded, err := e.svc.SeedDemo(ctx)
+		if err != nil {
+			return fmt.Errorf("seeding demo data: %w", err)
+		}
+		if seeded {
+			e.log.Info("seeded demo data")
+		}
+		if demo, err = e.svc.HasDemoUsers(ctx); err != nil {
+			return err
+		}
+	}
+	// The background jobs outlive the signal until the requests in
+	// flight are done: their notifications still reach the WebSockets.
+	bgctx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
+	var bg sync.WaitGroup
+	defer func() { stopBackground(); bg.Wait() }()
+	hub := server.NewHub(e.svc, e.log)
+	bg.Add(3)
+	// The sealer numbers committed audit rows and notifications in
+	// commit order; the hub pushes the sealed notifications.
+	go func() { defer bg.Done(); e.svc.RunSealer(bgctx, e.cfg.SealInterval, e.log) }()
+	go func() {
+		defer bg.Done()
+		if err := hub.Listen(bgctx, e.dsn); err != nil {
+			e.log.Error("notification listener stopped", "err", err)
+		}
+	}()
+	go func() { defer bg.Done(); e.svc.RunExpiry(bgctx, e.cfg.ExpiryInterval, e.log) }()
+
+	ln, err := net.Listen("tcp", e.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s (addr): %w", e.cfg.Addr, err)
+	}
+	srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version, RequestTimeout: e.cfg.RequestTimeout,
+		TrustedProxies: e.cfg.TrustedProxies, AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser})
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+
+	a.printBanner(ln.Addr(), e, demo, time.Since(started))
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		return err
+	}
+	// Stop accepting, finish the requests in flight (each ends by
+	// request_timeout), close the WebSockets with 1001; then the
+	// deferred calls stop the background jobs and close the database.
+	e.log.Info("shutting down")
+	sctx, scancel := context.WithTimeout(context.Background(), e.cfg.RequestTimeout+5*time.Second)
+	defer scancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		e.log.Warn("shutdown", "err", err)
+	}
+	return nil
+}
+
+// serving is what serve prints with --output json once it listens.
+type serving struct {
+	URL          string  `json:"url"`
+	Database     string  `json:"database"`
+	ReadySeconds float64 `json:"ready_seconds"`
+	DemoSignIns  any     `json:"demo_sign_ins"` // bank.DemoSignIns, or [] without demo data
+}
+
 // printBanner tells a person where Meridian runs and, with demo data
-// seeded, how to sign in.
+// seeded, how to sign in (--output json: the same as one JSON object).
 func (a *app) printBanner(addr net.Addr, e *env, demo bool, took time.Duration) {
 	host, port, _ := net.SplitHostPort(addr.String())
 	if host == "" || host == "::" || host == "0.0.0.0" {
@@ -100,6 +120,16 @@ func (a *app) printBanner(addr net.Addr, e *env, demo bool, took time.Duration) 
 	db := "PostgreSQL at database_url"
 	if e.cluster != nil {
 		db = "embedded PostgreSQL in " + e.cluster.PGData()
+	}
+	if a.output == "json" {
+		s := serving{URL: url, Database: db, ReadySeconds: took.Seconds(), DemoSignIns: []struct{}{}}
+		if demo {
+			s.DemoSignIns = bank.DemoSignIns
+		}
+		if err := a.print(s, nil, nil); err != nil {
+			e.log.Warn("printing the banner", "err", err)
+		}
+		return
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nMeridian is running at %s  (ready in %s, %s)\n", url, took.Round(time.Millisecond), db)

@@ -155,3 +155,12 @@ func TestServeShutsDownInOrder(t *testing.T) {
 		t.Fatalf("recipient balance %s", moved)
 	}
 }
+
+func TestServeOptions(t *testing.T) {
+	t.Parallel()
+	if _, err := parse(t, (*app).serveCmd, ""); err != nil {
+		t.Fatal(err)
+	}
+	_, err := parse(t, (*app).serveCmd, "", "extra")
+	wantUsage(t, err, "serve extra")
+}
