@@ -48,8 +48,9 @@ type benchResult struct {
 	ExactChecked bool                      `json:"exact_checked"`
 }
 
-func (a *app) benchCmd() *cobra.Command {
-	var o benchOptions
+func (a *app) benchCmd(run runner[benchOptions]) *cobra.Command {
+	run = run.or(a.runBench)
+	o := &benchOptions{}
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Load-test a running server with random transfers, then check the bank's invariant",
@@ -59,12 +60,15 @@ func (a *app) benchCmd() *cobra.Command {
 			"then checks in the database that no money was made or lost, no balance is negative, every balance equals its ledger\n" +
 			"and every transfer answered 201 is in the ledger. Exits 1 when the check fails.\n" +
 			"Refuses a database that holds users no seed created (bulk users share a published password), unless --force.",
+		Example: "  meridian bench --users 200 --duration 30s --concurrency 32\n" +
+			"  meridian bench --users 1000 --reads --notify -o json\n" +
+			"  meridian bench --check-only",
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.validate(); err != nil {
 				return usageError{err}
 			}
-			return a.bench(cmd.Context(), o)
+			return run(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
@@ -113,7 +117,9 @@ func (o *benchOptions) validate() error {
 	return nil
 }
 
-func (a *app) bench(ctx context.Context, o benchOptions) error {
+// runBench seeds (or picks) the customers, runs the load, prints the
+// figures and checks the invariant.
+func (a *app) runBench(ctx context.Context, o *benchOptions) error {
 	e, err := a.open(ctx, true)
 	if err != nil {
 		return err
