@@ -82,6 +82,7 @@ func (a *app) rootCmd() *cobra.Command {
 		Use:           "meridian",
 		Short:         "Meridian: an online bank in one binary",
 		Long:          "Meridian serves the bank's JSON API, WebSocket and web app, and administers it from the terminal.\n\nConfiguration, highest first: flags, MERIDIAN_* environment variables, meridian.yaml, defaults.",
+		Example:       "  meridian serve\n  meridian user list -o json\n  MERIDIAN_DATABASE_URL=postgres://meridian_app@db/meridian meridian migrate status",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {

@@ -48,3 +48,33 @@ func wantUsage(t *testing.T, err error, what string) {
 		t.Errorf("%s: %v, want a usage error", what, err)
 	}
 }
+
+// A command group alone prints its help; with an unknown subcommand it is a
+// usage error, as an unknown command is.
+func TestGroupsRefuseUnknownSubcommands(t *testing.T) {
+	t.Parallel()
+	for _, g := range []string{"user", "role", "migrate", "audit-log"} {
+		if code, out, stderr := execute(t, "", g, "bogus"); code != 2 || !strings.Contains(stderr, "unknown command") {
+			t.Errorf("meridian %s bogus: exit %d, %q %q", g, code, out, stderr)
+		}
+		if code, out, _ := execute(t, "", g, "--help"); code != 0 || !strings.Contains(out, "Examples:") {
+			t.Errorf("meridian %s --help: exit %d, %q", g, code, out)
+		}
+	}
+}
+
+// Every command's help has an example.
+func TestEveryCommandHasAnExample(t *testing.T) {
+	t.Parallel()
+	a := &app{v: viper.New()}
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Example == "" && c.Name() != "help" && c.Name() != "completion" {
+			t.Errorf("%s has no Example", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(a.rootCmd())
+}
