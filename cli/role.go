@@ -35,15 +35,11 @@ func (a *app) roleAssignCmd(run runner[roleAssignOptions]) *cobra.Command {
 
 // runRoleAssign gives the user the role and prints them.
 func (a *app) runRoleAssign(ctx context.Context, o *roleAssignOptions) error {
-	e, err := a.open(ctx, true)
+	e, u, err := a.openUser(ctx, o.ref)
 	if err != nil {
 		return err
 	}
 	defer e.close()
-	u, err := e.svc.FindUser(ctx, o.ref)
-	if err != nil {
-		return err
-	}
 	row, err := e.svc.AssignRole(ctx, bank.CLIActor, u.ID, []string{o.role})
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,21 @@ func (a *app) userCmd() *cobra.Command {
 	return group("user", "List, create, activate or deactivate users",
 		"  meridian user list\n  meridian user create --name 'Ann Admin' --email ann@example.test --phone '+1 555 0100' --password-stdin --role Admin\n  meridian user deactivate ann@example.test",
 		a.userListCmd(nil), a.userCreateCmd(nil), a.userStatusCmd("activate", true, nil), a.userStatusCmd("deactivate", false, nil))
+}
+
+// openUser opens the database and finds the user ref names (an email or an
+// id), for the commands that act on one user. The caller closes the env.
+func (a *app) openUser(ctx context.Context, ref string) (*env, bank.User, error) {
+	e, err := a.open(ctx, true)
+	if err != nil {
+		return nil, bank.User{}, err
+	}
+	u, err := e.svc.FindUser(ctx, ref)
+	if err != nil {
+		e.close()
+		return nil, bank.User{}, err
+	}
+	return e, u, nil
 }
 
 // printUsers prints users as every user and role command does: a table, or

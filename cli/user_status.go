@@ -32,15 +32,11 @@ func (a *app) userStatusCmd(name string, active bool, run runner[userStatusOptio
 
 // runUserStatus activates or deactivates the user and prints them.
 func (a *app) runUserStatus(ctx context.Context, o *userStatusOptions) error {
-	e, err := a.open(ctx, true)
+	e, u, err := a.openUser(ctx, o.ref)
 	if err != nil {
 		return err
 	}
 	defer e.close()
-	u, err := e.svc.FindUser(ctx, o.ref)
-	if err != nil {
-		return err
-	}
 	row, err := e.svc.SetUserActive(ctx, bank.CLIActor, u.ID, o.active)
 	if err != nil {
 		return err
