@@ -414,6 +414,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		{"RegisterInput", bank.RegisterInput{}, false},
 		{"LoginInput", bank.LoginInput{}, false},
 		{"LoginResult", bank.LoginResult{}, true},
+		{"Session", bank.Session{}, true},
 		{"AdminUserRow", bank.AdminUserRow{}, true},
 		{"AuditRow", bank.AuditRow{}, true},
 		{"AuditChainReport", bank.ChainReport{}, true},

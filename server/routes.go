@@ -21,6 +21,9 @@ func (s *Server) routes() {
 		a.Post(p, s.authenticate, s.logout)
 	}
 	a.Get("/api/auth/me", s.authenticate, s.me)
+	a.Get("/api/auth/sessions", s.authenticate, s.listSessions)
+	a.Post("/api/auth/sessions/revoke-others", s.authenticate, s.endOtherSessions)
+	a.Delete("/api/auth/sessions/:id", s.authenticate, s.endSession)
 
 	// Administration.
 	ad := a.Group("/api/admin", s.authenticate)
