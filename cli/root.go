@@ -95,7 +95,7 @@ func (a *app) rootCmd() *cobra.Command {
 	for _, k := range config.Keys {
 		pf.String(strings.ReplaceAll(k.Name, "_", "-"), k.Default, k.Usage)
 	}
-	root.AddCommand(a.serveCmd(), a.migrateCmd(), a.userCmd(), a.roleCmd(), a.auditLogCmd(), a.seedCmd(), a.versionCmd(), a.benchCmd())
+	root.AddCommand(a.serveCmd(), a.migrateCmd(), a.userCmd(), a.roleCmd(), a.accountCmd(), a.auditLogCmd(), a.seedCmd(), a.versionCmd(), a.benchCmd())
 	return root
 }
 

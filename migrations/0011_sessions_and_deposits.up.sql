@@ -17,3 +17,13 @@ ALTER TABLE auth_tokens ADD COLUMN last_seen_at timestamptz;
 UPDATE auth_tokens SET last_seen_at = issued_at;
 ALTER TABLE auth_tokens ALTER COLUMN last_seen_at SET NOT NULL;
 ALTER TABLE auth_tokens ALTER COLUMN last_seen_at SET DEFAULT now();
+
+-- Money that enters and leaves through the bank: an administrator's deposit
+-- (a CREDIT) or withdrawal (a DEBIT) is a ledger row of its own kind, on the
+-- account itself (from and to are the account, as an opening balance is).
+-- It is no payment between customers: the dashboards' sent and received
+-- figures leave it out, the ledger totals' net includes it.
+ALTER TABLE transactions DROP CONSTRAINT transactions_kind_check;
+ALTER TABLE transactions ADD CONSTRAINT transactions_kind_check
+    CHECK (kind IN ('transfer', 'request', 'opening', 'adjustment', 'deposit', 'withdrawal')) NOT VALID;
+ALTER TABLE transactions VALIDATE CONSTRAINT transactions_kind_check;

@@ -424,6 +424,8 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		{"AccountLookup", bank.AccountLookup{}, true},
 		{"Transaction", bank.Transaction{}, true},
 		{"TransferInput", bank.TransferInput{}, false},
+		{"FundsInput", bank.FundsInput{}, false},
+		{"PublicConfig", bank.PublicConfig{}, true},
 		{"MoneyRequest", bank.MoneyRequest{}, true},
 		{"MoneyRequestInput", bank.MoneyRequestInput{}, false},
 		{"UserSummary", bank.UserSummary{}, true},

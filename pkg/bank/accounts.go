@@ -148,8 +148,9 @@ func backdated(ctx context.Context, at time.Time) context.Context {
 // is written to the ledger as a CREDIT "Opening balance".
 //
 // Returns customer_only (403), forbidden (403, a user_id not the caller's),
-// invalid_input (400) and account_number_taken (409) when the number is in
-// use, or was ever used by another customer.
+// invalid_input (400), customer_funding_disabled (422: an opening balance
+// other than 0 while customer_funding is off) and account_number_taken
+// (409) when the number is in use, or was ever used by another customer.
 func (s *Service) CreateAccount(ctx context.Context, a Actor, in AccountInput) (Account, error) {
 	if err := requireCustomer(a); err != nil {
 		return Account{}, err
@@ -161,6 +162,9 @@ func (s *Service) CreateAccount(ctx context.Context, a Actor, in AccountInput) (
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		t, err := s.validateAccount(ctx, tx, &in)
 		if err != nil {
+			return err
+		}
+		if err := s.checkOpeningBalance(in.Balance); err != nil {
 			return err
 		}
 		if err := claimAccountNumber(ctx, tx, in.AccountNumber, a.UserID); err != nil {
@@ -234,9 +238,10 @@ func lockOwnAccount(ctx context.Context, tx *sqlx.Tx, a Actor, id int64) (Accoun
 // old number stays the caller's: no other customer can take it later.
 //
 // Returns customer_only (403), forbidden (403, a user_id not the caller's),
-// account_not_found (404), invalid_input (400), currency_change (422) and
-// account_number_taken (409) when the new number is in use, or was ever used
-// by another customer.
+// account_not_found (404), invalid_input (400), currency_change (422),
+// customer_funding_disabled (422: a changed balance while customer_funding
+// is off) and account_number_taken (409) when the new number is in use, or
+// was ever used by another customer.
 func (s *Service) UpdateAccount(ctx context.Context, a Actor, id int64, in AccountInput) (Account, error) {
 	if err := requireCustomer(a); err != nil {
 		return Account{}, err
@@ -256,6 +261,9 @@ func (s *Service) UpdateAccount(ctx context.Context, a Actor, id int64, in Accou
 		}
 		if t.Currency != acc.Currency {
 			return errs.E(errs.Unprocessable, "currency_change", "An account's currency cannot be changed; open a new account instead")
+		}
+		if err := s.checkBalanceEdit(acc.Balance, in.Balance); err != nil {
+			return err
 		}
 		if in.AccountNumber != acc.AccountNumber {
 			if err := claimAccountNumber(ctx, tx, in.AccountNumber, a.UserID); err != nil {

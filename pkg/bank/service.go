@@ -34,6 +34,11 @@ type Settings struct {
 	// long a further one waits for a slot before a 503 busy (<= 0: 2 s).
 	MaxPasswordChecks int
 	PasswordCheckWait time.Duration
+	// DisableCustomerFunding is config customer_funding = false: accounts
+	// open at 0 and balances cannot be edited; money enters through an
+	// administrator's deposit (funding.go). The zero value keeps the spec's
+	// behaviour.
+	DisableCustomerFunding bool
 }
 
 // Service is the bank. It is safe for concurrent use.
