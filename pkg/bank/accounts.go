@@ -97,17 +97,18 @@ var errNumberTaken = errs.E(errs.Conflict, "account_number_taken", "Account numb
 // claimAccountNumber records number as userID's for good, or refuses it with
 // errNumberTaken when another customer has ever held it: an account number is
 // never reissued, even after its account was renamed away or closed, except
-// to its own holder. ON CONFLICT DO UPDATE returns the row even when another
-// transaction committed it after this one began, and locks it, so two
-// customers claiming one new number at once cannot both win.
+// to its own holder. A holder never changes and rows are never deleted, so
+// the insert (which waits for a concurrent claim of the same number to commit
+// or roll back) and a fresh read of the holder are enough: of two customers
+// claiming one new number at once, one wins.
 func claimAccountNumber(ctx context.Context, tx *sqlx.Tx, number string, userID int64) error {
-	var holder int64
-	err := tx.GetContext(ctx, &holder, `
-		INSERT INTO account_numbers (account_number, user_id) VALUES ($1, $2)
-		ON CONFLICT (account_number) DO UPDATE SET user_id = account_numbers.user_id
-		RETURNING user_id`, number, userID)
-	if err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO account_numbers (account_number, user_id) VALUES ($1, $2)
+		ON CONFLICT (account_number) DO NOTHING`, number, userID); err != nil {
 		return errs.Wrap(err, "claim account number")
+	}
+	var holder int64
+	if err := tx.GetContext(ctx, &holder, `SELECT user_id FROM account_numbers WHERE account_number = $1`, number); err != nil {
+		return errs.Wrap(err, "account number holder")
 	}
 	if holder != userID {
 		return errNumberTaken
