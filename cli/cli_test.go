@@ -529,3 +529,35 @@ func TestExternalDatabaseRoles(t *testing.T) {
 		t.Fatalf("runtime role after migrate up: %d %s", code, out)
 	}
 }
+
+func TestAccountDepositAndWithdraw(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.ok("seed", "--demo-seed", "true") // alice holds 100200300 with $5,000 and some history
+	var tx map[string]any
+	if err := json.Unmarshal([]byte(c.ok("account", "deposit", "100200300", "250.00", "--description", "Cash at the branch", "-o", "json")), &tx); err != nil {
+		t.Fatal(err)
+	}
+	if tx["transaction_type"] != "CREDIT" || tx["amount"] != 250.0 || tx["description"] != "Cash at the branch" {
+		t.Fatalf("deposit printed %v", tx)
+	}
+	table := c.ok("account", "withdraw", "100200300", "40")
+	if !strings.Contains(table, "DEBIT") || !strings.Contains(table, "Withdrawal") || !strings.Contains(table, "40.00") {
+		t.Fatalf("withdraw printed:\n%s", table)
+	}
+	if code, _, stderr := c.run("", "account", "withdraw", "100200300", "999999"); code != 1 || !strings.Contains(stderr, "Insufficient funds") {
+		t.Fatalf("overdraw: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := c.run("", "account", "deposit", "NOSUCH0001", "1"); code != 1 || !strings.Contains(stderr, "Account not found") {
+		t.Fatalf("unknown account: exit %d %q", code, stderr)
+	}
+	for _, args := range [][]string{{"account", "deposit", "100200300", "12.345"}, {"account", "deposit", "100200300"}, {"account", "withdraw", "100200300", "-5"}} {
+		if code, _, _ := c.run("", args...); code != 2 {
+			t.Errorf("meridian %v: exit %d, want 2", args, code)
+		}
+	}
+	rows := c.ok("audit-log", "tail", "-n", "2", "-o", "json")
+	if !strings.Contains(rows, `"DEPOSIT"`) || !strings.Contains(rows, `"WITHDRAWAL"`) || !strings.Contains(rows, "(via CLI)") {
+		t.Fatalf("audit rows:\n%s", rows)
+	}
+}

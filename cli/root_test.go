@@ -53,7 +53,7 @@ func wantUsage(t *testing.T, err error, what string) {
 // usage error, as an unknown command is.
 func TestGroupsRefuseUnknownSubcommands(t *testing.T) {
 	t.Parallel()
-	for _, g := range []string{"user", "role", "migrate", "audit-log"} {
+	for _, g := range []string{"user", "role", "account", "migrate", "audit-log"} {
 		if code, out, stderr := execute(t, "", g, "bogus"); code != 2 || !strings.Contains(stderr, "unknown command") {
 			t.Errorf("meridian %s bogus: exit %d, %q %q", g, code, out, stderr)
 		}

@@ -23,7 +23,7 @@ func (s *Server) login(c fiber.Ctx) error {
 	if err := decode(c, &in); err != nil {
 		return err
 	}
-	in.IP = s.clientIP(c)
+	in.IP, in.UserAgent = s.clientIP(c), c.Get(fiber.HeaderUserAgent)
 	res, err := s.svc.Login(c.Context(), in)
 	if err != nil {
 		return err

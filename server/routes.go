@@ -8,6 +8,7 @@ func (s *Server) routes() {
 	a.Get("/readyz", s.readyz)
 	a.Get("/metrics", s.metricsHandler)
 	a.Get("/api/openapi.json", s.openapi)
+	a.Get("/api/config", s.publicConfig)
 
 	// Authentication (also at the legacy paths the first app used).
 	for _, p := range []string{"/api/auth/register", "/register"} {
@@ -21,6 +22,9 @@ func (s *Server) routes() {
 		a.Post(p, s.authenticate, s.logout)
 	}
 	a.Get("/api/auth/me", s.authenticate, s.me)
+	a.Get("/api/auth/sessions", s.authenticate, s.listSessions)
+	a.Post("/api/auth/sessions/revoke-others", s.authenticate, s.endOtherSessions)
+	a.Delete("/api/auth/sessions/:id", s.authenticate, s.endSession)
 
 	// Administration.
 	ad := a.Group("/api/admin", s.authenticate)
@@ -30,6 +34,8 @@ func (s *Server) routes() {
 	ad.Get("/audit-logs", s.auditLogs)
 	ad.Get("/audit-logs/verify", s.verifyAuditLog)
 	ad.Get("/accounts", s.allAccounts)
+	ad.Post("/accounts/:account_number/deposit", s.deposit)
+	ad.Post("/accounts/:account_number/withdraw", s.withdraw)
 	ad.Get("/admindashboard/transactions-summary", s.adminSummary)
 	ad.Get("/admindashboard/monthly-transactions", s.adminMonthly)
 	ad.Get("/transactions/money-request", s.adminMoneyRequests)

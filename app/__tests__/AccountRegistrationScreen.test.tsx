@@ -6,8 +6,8 @@ import { accounts, customer, renderScreen, signedInAs } from './screenHarness';
 import { jsonResponse, mockFetch } from './testUtils';
 
 const types = [
-  { id: 1, type_name: 'Checking', currency: 'USD' },
-  { id: 2, type_name: 'Savings', currency: 'EUR' },
+  { id: 1, ID: 1, type_name: 'Checking', currency: 'USD' },
+  { id: 2, ID: 2, type_name: 'Savings', currency: 'EUR' },
 ];
 
 function server(extra: Record<string, (body: unknown) => Response> = {}) {

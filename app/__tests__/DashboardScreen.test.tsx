@@ -16,7 +16,12 @@ jest.mock('../components/charts', () => {
   };
 });
 
-const summary = { total_transactions: 42, pending_requests: 3, total_transfers: 7, total_sent_amount: 1234.5, total_received_amount: 99 };
+const byCurrency = [
+  { currency: 'USD', total_balance: 1250.6, total_sent_amount: 1234.5, total_received_amount: 99 },
+  { currency: 'EUR', total_balance: 308, total_sent_amount: 200, total_received_amount: 8 },
+];
+const summary = { total_transactions: 42, pending_requests: 3, total_transfers: 7, total_sent_amount: 1234.5, total_received_amount: 99, by_currency: byCurrency };
+const euroAccount = { ...accounts[0], id: 13, account_number: '100200399', type_name: 'Euro Savings', account_type_id: 3, balance: 308, currency: 'EUR' };
 const monthly = Array.from({ length: 12 }, (_, i) => ({ name: `M${i}`, total: i }));
 
 function userServer(extra: Record<string, (body: unknown) => Response> = {}) {
@@ -24,7 +29,7 @@ function userServer(extra: Record<string, (body: unknown) => Response> = {}) {
     'GET /api/user/dashboard/transactions-summary': () => jsonResponse(200, { data: summary }),
     'GET /api/user/dashboard/monthly-transactions': () => jsonResponse(200, monthly),
     'GET /api/user/accounts': () => jsonResponse(200, accounts),
-    'GET /api/user/transactions/money-request': () => jsonResponse(200, { data: requests }),
+    'GET /api/user/transactions/money-request': () => jsonResponse(200, requests),
     'GET /api/user/transactions/history': () => jsonResponse(200, { data: transactions, next_cursor: null }),
     ...extra,
   });
@@ -125,7 +130,7 @@ beforeEach(async () => {
 
   it('empty states', async () => {
     userServer({
-      'GET /api/user/transactions/money-request': () => jsonResponse(200, { data: [] }),
+      'GET /api/user/transactions/money-request': () => jsonResponse(200, []),
       'GET /api/user/transactions/history': () => jsonResponse(200, { data: [], next_cursor: null }),
     });
     renderScreen(UserDashboardScreen);
@@ -148,6 +153,51 @@ beforeEach(async () => {
     expect(await screen.findByText('No money requests available.')).toBeTruthy();
     await waitFor(() => expect(screen.getByTestId('chart')).toHaveTextContent(/points=0 /));
     expect(screen.queryByText('boom')).toBeNull();
+  });
+});
+
+describe('Dashboard currencies', () => {
+  signedInAs(customer);
+
+  it('the cards count dollars; a row per currency shows each one in its own symbol', async () => {
+    userServer({ 'GET /api/user/accounts': () => jsonResponse(200, [...accounts, euroAccount]) });
+    renderScreen(UserDashboardScreen);
+    expect(await screen.findByTestId('dashboard-total-sent')).toHaveTextContent('$1,234.50');
+    const table = screen.getByTestId('dashboard-currency-table');
+    for (const title of ['Currency', 'Balance', 'Sent', 'Received']) expect(within(table).getByText(title)).toBeTruthy();
+    for (const text of ['USD', '$1,250.60', '$1,234.50', '$99.00', 'EUR', '€308.00', '€200.00', '€8.00']) {
+      expect(within(table).getByText(text)).toBeTruthy();
+    }
+  });
+
+  it('the balance card never adds dollars and euros: one total per currency, or the selected account in its own', async () => {
+    userServer({ 'GET /api/user/accounts': () => jsonResponse(200, [...accounts, euroAccount]) });
+    renderScreen(UserDashboardScreen);
+    await waitFor(() => expect(screen.getByTestId('dashboard-balance')).toHaveTextContent(/^\$1,250\.60 · €308\.00$/));
+    fireEvent.press(screen.getByTestId('dashboard-account-select'));
+    fireEvent.press(screen.getByText('100200399'));
+    expect(screen.getByTestId('dashboard-balance')).toHaveTextContent(/^€308\.00$/);
+  });
+
+  it("request and transaction rows are written in their account's currency", async () => {
+    userServer({
+      'GET /api/user/accounts': () => jsonResponse(200, [...accounts, euroAccount]),
+      'GET /api/user/transactions/money-request': () => jsonResponse(200, [{ ...requests[1], ID: 40, Amount: 15, requester_id: '100200399' }]),
+      'GET /api/user/transactions/history': () =>
+        jsonResponse(200, { data: [{ ...transactions[0], amount: 40, account_id: '100200399', to_account_id: '900800799' }], next_cursor: null }),
+    });
+    renderScreen(UserDashboardScreen);
+    await waitFor(() => expect(within(screen.getByTestId('dashboard-requests')).getByText('€15.00')).toBeTruthy());
+    await waitFor(() => expect(within(screen.getByTestId('dashboard-transactions')).getByText('€40.00')).toBeTruthy());
+  });
+
+  it('no currency rows when the summary has none', async () => {
+    userServer({
+      'GET /api/user/dashboard/transactions-summary': () => jsonResponse(200, { data: { ...summary, by_currency: [] } }),
+    });
+    renderScreen(UserDashboardScreen);
+    expect(await screen.findByTestId('dashboard-total-transactions')).toHaveTextContent('42');
+    expect(screen.queryByTestId('dashboard-currencies')).toBeNull();
   });
 });
 
@@ -187,5 +237,9 @@ describe('Admin Dashboard', () => {
     expect(within(table).queryByText('Actions')).toBeNull();
     expect(screen.queryByTestId('dashboard-accept-31')).toBeNull();
     expect(calls.some((c) => c.path.startsWith('/api/user/'))).toBe(false);
+    // System-wide, a row per currency the bank offers.
+    const currencies = screen.getByTestId('dashboard-currency-table');
+    expect(within(currencies).getByText('€308.00')).toBeTruthy();
+    expect(within(currencies).getByText('$1,250.60')).toBeTruthy();
   });
 });

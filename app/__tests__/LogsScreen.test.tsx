@@ -2,6 +2,7 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-
 
 import LogsScreen from '../screens/LogsScreen';
 import type { AuditLog } from '../services/api/types';
+import { lightPalette } from '../theme';
 import { adminUser, pending, renderElement, signedInAs } from './screenHarness';
 import { jsonResponse, mockFetch } from './testUtils';
 
@@ -106,4 +107,48 @@ it('stays in loading while the server does not answer', async () => {
   renderElement(<LogsScreen />);
   expect(await screen.findByText('Loading logs...')).toBeTruthy();
   expect(screen.queryByText('No logs available')).toBeNull();
+});
+
+describe('the audit chain badge', () => {
+  const withChain = (verify: () => Response | Promise<Response>) =>
+    mockFetch({
+      'GET /api/user/notifications': () => jsonResponse(200, []),
+      'GET /api/admin/audit-logs': () => jsonResponse(200, { audit_logs: [log(1)], next_cursor: null }),
+      'GET /api/admin/audit-logs/verify': verify,
+    });
+
+  it("says 'Audit chain verified' in the success colour when the chain verifies", async () => {
+    withChain(() => jsonResponse(200, { ok: true, verified_through: 1234, first_bad_id: null }));
+    renderElement(<LogsScreen />);
+    const badge = await screen.findByText('Audit chain verified');
+    expect(screen.getByTestId('audit-chain-badge')).toHaveProp('accessibilityLabel', 'Audit chain verified through entry 1234');
+    expect(screen.getByTestId('audit-chain-badge')).toHaveProp('role', 'status');
+    expect(badge).toHaveStyle({ color: lightPalette.success });
+  });
+
+  it("says 'Audit chain broken at entry N' in the danger colour when it does not", async () => {
+    withChain(() => jsonResponse(200, { ok: false, verified_through: 16, first_bad_id: 17 }));
+    renderElement(<LogsScreen />);
+    const badge = await screen.findByText('Audit chain broken at entry 17');
+    expect(screen.getByLabelText('Audit chain broken at entry 17')).toBeTruthy();
+    expect(badge).toHaveStyle({ color: lightPalette.danger });
+  });
+
+  it('is neutral while checking, and gone when the check fails; the log still shows', async () => {
+    let answer: (r: Response) => void = () => undefined;
+    withChain(() => new Promise<Response>((res) => (answer = res)));
+    renderElement(<LogsScreen />);
+    expect(await screen.findByText('Checking audit chain…')).toHaveStyle({ color: lightPalette.neutral });
+    await act(async () => answer(jsonResponse(500, { error: 'Internal error' })));
+    await waitFor(() => expect(screen.queryByTestId('audit-chain-badge')).toBeNull());
+    expect(screen.getByText('User 1')).toBeTruthy();
+    expect(screen.queryByText(/Audit chain (verified|broken)/)).toBeNull();
+  });
+
+  it('an answer without a boolean ok claims nothing', async () => {
+    withChain(() => jsonResponse(200, { verified_through: 3 }));
+    renderElement(<LogsScreen />);
+    expect(await screen.findByText('User 1')).toBeTruthy();
+    await waitFor(() => expect(screen.queryByTestId('audit-chain-badge')).toBeNull());
+  });
 });

@@ -7,7 +7,7 @@ import { jsonResponse, mockFetch } from './testUtils';
 function server(extra: Record<string, (body: unknown) => Response> = {}) {
   return mockFetch({
     'GET /api/user/accounts': () => jsonResponse(200, accounts),
-    'GET /api/user/transactions/money-request': () => jsonResponse(200, { data: requests }),
+    'GET /api/user/transactions/money-request': () => jsonResponse(200, requests),
     ...extra,
   });
 }
@@ -121,8 +121,27 @@ describe('Money Requests', () => {
   });
 
   it("an empty list says 'No money requests available.'", async () => {
-    server({ 'GET /api/user/transactions/money-request': () => jsonResponse(200, { data: [] }) });
+    server({ 'GET /api/user/transactions/money-request': () => jsonResponse(200, []) });
     renderScreen(MoneyRequestScreen);
     expect(await screen.findByText('No money requests available.')).toBeTruthy();
+  });
+
+  it('the list is a bare array: an object in its place is no requests', async () => {
+    server({ 'GET /api/user/transactions/money-request': () => jsonResponse(200, { data: requests }) });
+    renderScreen(MoneyRequestScreen);
+    expect(await screen.findByText('No money requests available.')).toBeTruthy();
+    expect(screen.queryByText('$20.00')).toBeNull();
+  });
+
+  it("amounts are written in the account's currency", async () => {
+    const euro = { ...accounts[0], id: 13, account_number: '100200399', currency: 'EUR' };
+    server({
+      'GET /api/user/accounts': () => jsonResponse(200, [...accounts, euro]),
+      'GET /api/user/transactions/money-request': () => jsonResponse(200, [...requests, { ...requests[1], ID: 40, Amount: 15, requester_id: '100200399' }]),
+    });
+    renderScreen(MoneyRequestScreen);
+    const table = screen.getByTestId('request-history');
+    await waitFor(() => expect(within(table).getByText('€15.00')).toBeTruthy());
+    expect(within(table).getByText('$7.50')).toBeTruthy();
   });
 });

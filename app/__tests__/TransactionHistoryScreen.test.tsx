@@ -1,9 +1,9 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-native';
 
-import TransactionHistoryScreen, { formatUsd } from '../screens/TransactionHistoryScreen';
+import TransactionHistoryScreen from '../screens/TransactionHistoryScreen';
 import { sessionStore } from '../state/session';
 import { toast } from '../state/toast';
-import { adminUser, customer, renderScreen, transactions } from './screenHarness';
+import { accounts, adminUser, customer, renderScreen, transactions } from './screenHarness';
 import { jsonResponse, mockFetch } from './testUtils';
 
 const realFetch = global.fetch;
@@ -28,10 +28,19 @@ function historyServer(path: string, answer: (query: URLSearchParams) => Respons
 }
 
 describe('Transaction History', () => {
-  it('formats amounts in US dollars', () => {
-    expect(formatUsd(1250.5)).toBe('$1,250.50');
-    expect(formatUsd('0.1')).toBe('$0.10');
-    expect(formatUsd(-3)).toBe('-$3.00');
+  it("writes each row's amount in its account's currency", async () => {
+    await sessionStore.signIn('tok', customer);
+    const euro = { ...accounts[0], id: 13, account_number: '100200399', currency: 'EUR' };
+    mockFetch({
+      'GET /api/user/accounts': () => jsonResponse(200, [...accounts, euro]),
+      'GET /api/user/transactions/history': () =>
+        jsonResponse(200, { data: [...transactions, { ...transactions[0], id: 9, amount: 40, account_id: '100200399', to_account_id: '900800799' }], next_cursor: null }),
+    });
+    renderScreen(TransactionHistoryScreen);
+    const table = screen.getByTestId('history-table');
+    await waitFor(() => expect(within(table).getByText('€40.00')).toBeTruthy());
+    expect(within(table).getByText('$12.50')).toBeTruthy();
+    expect(within(table).getByText('$1,000.00')).toBeTruthy();
   });
 
   it("shows 'Loading transactions...', then rows for the account_id", async () => {
@@ -92,13 +101,15 @@ describe('Transaction History', () => {
     const { calls } = historyServer('/api/admin/transactions/history', () => jsonResponse(200, { data: transactions, next_cursor: null }));
     renderScreen(TransactionHistoryScreen);
     expect(await screen.findByText('Salary')).toBeTruthy();
-    expect(calls.every((c) => c.path === '/api/admin/transactions/history')).toBe(true);
+    // The history and, for each row's currency, every account: admin endpoints only.
+    expect(calls.some((c) => c.path === '/api/admin/transactions/history')).toBe(true);
+    expect(calls.every((c) => c.path === '/api/admin/transactions/history' || c.path === '/api/admin/accounts')).toBe(true);
   });
 
   it("no stored user defaults to the user endpoint; a failure shows 'Failed to load transactions'", async () => {
     const { calls } = historyServer('/api/user/transactions/history', () => jsonResponse(500));
     renderScreen(TransactionHistoryScreen);
     expect(await screen.findByText('Failed to load transactions')).toBeTruthy();
-    expect(calls[0].path).toBe('/api/user/transactions/history');
+    expect(calls.find((c) => c.path.endsWith('/transactions/history'))?.path).toBe('/api/user/transactions/history');
   });
 });

@@ -1,4 +1,4 @@
-import { StyleSheet, View, type StyleProp, type ViewStyle } from 'react-native';
+import { StyleSheet, View, type Role, type StyleProp, type ViewStyle } from 'react-native';
 
 import { radius, spacing, useTheme } from '../theme';
 import { Text } from './Text';
@@ -11,9 +11,11 @@ export interface BadgeProps {
   style?: StyleProp<ViewStyle>;
   testID?: string;
   accessibilityLabel?: string;
+  /** e.g. 'status' for a badge that reports a state. */
+  role?: Role;
 }
 
-export function Badge({ label, tone = 'neutral', style, testID, accessibilityLabel }: BadgeProps) {
+export function Badge({ label, tone = 'neutral', style, testID, accessibilityLabel, role }: BadgeProps) {
   const { colors } = useTheme();
   const tones: Record<BadgeTone, { bg: string; fg: string }> = {
     success: { bg: colors.successMuted, fg: colors.success },
@@ -24,7 +26,7 @@ export function Badge({ label, tone = 'neutral', style, testID, accessibilityLab
   };
   const t = tones[tone];
   return (
-    <View testID={testID} accessibilityLabel={accessibilityLabel} style={[styles.badge, { backgroundColor: t.bg }, style]}>
+    <View testID={testID} accessibilityLabel={accessibilityLabel} role={role} style={[styles.badge, { backgroundColor: t.bg }, style]}>
       <Text style={[styles.text, { color: t.fg }]}>{String(label)}</Text>
     </View>
   );

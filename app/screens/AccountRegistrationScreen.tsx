@@ -136,7 +136,7 @@ export default function AccountRegistrationScreen() {
     { key: 'name', title: 'Name', render: (a) => a.name },
     { key: 'number', title: 'Account Number', render: (a) => a.account_number },
     { key: 'type', title: 'Type', render: (a) => a.type_name },
-    { key: 'balance', title: 'Balance', render: (a) => formatMoney(a.balance) },
+    { key: 'balance', title: 'Balance', render: (a) => formatMoney(a.balance, a.currency) },
     { key: 'currency', title: 'Currency', flex: 0.7, render: (a) => a.currency },
     { key: 'created', title: 'Created', render: (a) => datePart(a.created_at) },
     {

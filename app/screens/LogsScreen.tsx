@@ -1,7 +1,7 @@
 import { StyleSheet, View } from 'react-native';
 
 import { Button, DataTable, Screen, type Column } from '../components';
-import { useErrorToast } from '../components/admin';
+import { AuditChainBadge, useErrorToast } from '../components/admin';
 import { UnexpectedFormatError, useAuditLogPages } from '../services/api/admin';
 import type { AuditLog } from '../services/api/types';
 import { spacing } from '../theme';
@@ -28,7 +28,11 @@ const columns: Column<AuditLog>[] = [
   { key: 'ActionTimestamp', title: 'Timestamp', flex: 1.4, render: (row) => timestamp(row.ActionTimestamp) },
 ];
 
-/** System Logs: the audit log, newest first, a page at a time. No role check here (only the sidebar hides it). */
+/**
+ * System Logs: the audit log, newest first, a page at a time, and a badge
+ * telling whether its hash chain verifies. No role check here (only the
+ * sidebar hides it).
+ */
 export default function LogsScreen() {
   const logs = useAuditLogPages();
   // A failed "load more" keeps the rows already shown; the toast says what went wrong.
@@ -38,7 +42,7 @@ export default function LogsScreen() {
   const failedFirstPage = logs.isError && rows.length === 0;
 
   return (
-    <Screen title="System Logs" testID="screen-logs">
+    <Screen title="System Logs" testID="screen-logs" actions={<AuditChainBadge />}>
       <DataTable
         testID="logs-table"
         columns={columns}

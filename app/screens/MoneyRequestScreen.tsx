@@ -15,7 +15,7 @@ import {
 import type { MoneyRequest } from '../services/api/types';
 import { toast } from '../state/toast';
 import { spacing } from '../theme';
-import { datePart, formatMoney } from '../utils/format';
+import { currencyOf, datePart, formatMoney } from '../utils/format';
 
 interface RequestForm {
   from: string | null;
@@ -93,7 +93,7 @@ export default function MoneyRequestScreen() {
 
   const columns: Column<MoneyRequest>[] = [
     { key: 'date', title: 'Date', render: (r) => datePart(r.RequesteAt) },
-    { key: 'amount', title: 'Amount', render: (r) => formatMoney(r.Amount) },
+    { key: 'amount', title: 'Amount', render: (r) => formatMoney(r.Amount, currencyOf(accounts.data, r.requester_id, r.recipient_id)) },
     { key: 'from', title: 'From Account', render: (r) => r.requester_id },
     { key: 'to', title: 'To Account', render: (r) => r.recipient_id },
     { key: 'status', title: 'Status', render: (r) => <StatusBadge status={r.Status} testID={`request-status-${r.ID}`} /> },

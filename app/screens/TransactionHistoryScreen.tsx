@@ -7,10 +7,11 @@ import { Button, DataTable, Screen, Select, Text, type Column } from '../compone
 import { TransactionTypeBadge } from '../components/StatusBadge';
 import { useErrorToast } from '../components/useErrorToast';
 import type { AppParamList } from '../navigators/routes';
+import { useAccounts } from '../services/api/accounts';
 import { useTransactionHistoryPages } from '../services/api/transactions';
 import type { Transaction, TransactionType } from '../services/api/types';
 import { spacing } from '../theme';
-import { datePart } from '../utils/format';
+import { currencyOf, datePart, formatMoney } from '../utils/format';
 
 /** Rows per page of "load more". */
 export const HISTORY_PAGE_SIZE = 50;
@@ -23,19 +24,12 @@ const FILTERS: { label: string; value: Filter }[] = [
   { label: 'Credit', value: 'CREDIT' },
 ];
 
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
-
-/** An amount in US dollar currency format: '$1,250.50'. */
-export function formatUsd(value: number | string | null | undefined): string {
-  const n = typeof value === 'string' ? Number(value) : (value ?? 0);
-  return usd.format(Number.isFinite(n) ? n : 0);
-}
-
 /** Transaction History (spec §2), `?account_id=`; type filter and paging by the server. */
 export default function TransactionHistoryScreen() {
   const route = useRoute<RouteProp<AppParamList, 'TransactionHistory'>>();
   const accountId = route.params?.account_id || undefined;
   const [filter, setFilter] = useState<Filter>('ALL');
+  const accounts = useAccounts(); // for each row's currency
   const history = useTransactionHistoryPages({
     account_id: accountId,
     transaction_type: filter === 'ALL' ? undefined : filter,
@@ -49,7 +43,7 @@ export default function TransactionHistoryScreen() {
     { key: 'date', title: 'Date', render: (t) => datePart(t.transaction_date) },
     { key: 'description', title: 'Description', flex: 1.5, render: (t) => t.description ?? '' },
     { key: 'type', title: 'Type', render: (t) => <TransactionTypeBadge type={t.transaction_type} /> },
-    { key: 'amount', title: 'Amount', render: (t) => formatUsd(t.amount) },
+    { key: 'amount', title: 'Amount', render: (t) => formatMoney(t.amount, currencyOf(accounts.data, t.account_id, t.to_account_id)) },
     { key: 'to', title: 'To Account', render: (t) => t.to_account_id },
   ];
 

@@ -12,7 +12,7 @@ import type { Transaction, TransferPayload } from '../services/api/types';
 import { useSession } from '../state/session';
 import { toast } from '../state/toast';
 import { spacing, useTheme } from '../theme';
-import { datePart, formatMoney } from '../utils/format';
+import { currencyOf, datePart, formatMoney } from '../utils/format';
 
 /** Spec §9: the recipient lookup waits 1000 ms after typing, for 6+ characters. */
 export const LOOKUP_DELAY_MS = 1000;
@@ -128,14 +128,14 @@ export default function TransferFundsScreen() {
   const columns: Column<Transaction>[] = [
     { key: 'date', title: 'Date', render: (t) => datePart(t.transaction_date) },
     { key: 'type', title: 'Type', render: (t) => <TransactionTypeBadge type={t.transaction_type} /> },
-    { key: 'amount', title: 'Amount', render: (t) => formatMoney(t.amount) },
+    { key: 'amount', title: 'Amount', render: (t) => formatMoney(t.amount, currencyOf(accounts.data, t.account_id, t.to_account_id)) },
     { key: 'from', title: 'From Account', render: (t) => t.account_id },
     { key: 'to', title: 'To Account', render: (t) => t.to_account_id },
     { key: 'description', title: 'Description', flex: 1.5, render: (t) => t.description ?? '' },
   ];
 
   const accountOptions = (accounts.data ?? []).map((a) => ({
-    label: `${a.account_number} (${formatMoney(a.balance)})`,
+    label: `${a.account_number} (${formatMoney(a.balance, a.currency)})`,
     value: a.account_number,
   }));
 

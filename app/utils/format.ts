@@ -1,10 +1,51 @@
-/** '$1,250.50' — money is shown in US dollars with a $ prefix and 2 decimals. */
-export function formatMoney(value: number | string | null | undefined): string {
+import type { Account } from '../services/api/types';
+
+/** The currency the dashboards' top-level figures are in (contract §5). */
+export const BASE_CURRENCY = 'USD';
+
+/** Signs written before an amount, by ISO 4217 code (as the server's pkg/money writes them). */
+const SYMBOLS: Record<string, string> = { USD: '$', EUR: '€', GBP: '£' };
+
+/**
+ * An amount in its currency, 2 decimals, thousands separated, as the server
+ * writes it in its texts: '$1,250.50', '€12.50', '-$3.00'; a currency without
+ * a known symbol goes after the number: '12.50 CHF'. The one money formatter
+ * of the app; the currency defaults to the base currency.
+ */
+export function formatMoney(value: number | string | null | undefined, currency: string = BASE_CURRENCY): string {
   const n = typeof value === 'string' ? Number(value) : value ?? 0;
   const safe = Number.isFinite(n) ? (n as number) : 0;
   const sign = safe < 0 ? '-' : '';
   const [int, dec] = Math.abs(safe).toFixed(2).split('.');
-  return `${sign}$${int.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${dec}`;
+  const number = `${int.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${dec}`;
+  const code = (currency || BASE_CURRENCY).trim().toUpperCase();
+  const symbol = SYMBOLS[code];
+  return symbol ? `${sign}${symbol}${number}` : `${sign}${number} ${code}`;
+}
+
+/**
+ * The currency of the first of `numbers` that is one of `accounts`, else the
+ * base currency. Both sides of a transfer or request share one currency, so
+ * either account number of a row tells it.
+ */
+export function currencyOf(accounts: Account[] | undefined, ...numbers: Array<string | null | undefined>): string {
+  for (const n of numbers) {
+    const found = n ? accounts?.find((a) => a.account_number === n) : undefined;
+    if (found?.currency) return found.currency;
+  }
+  return BASE_CURRENCY;
+}
+
+/** Totals of balances per currency, in cents so no float drift; base currency first. */
+export function balancesByCurrency(accounts: Account[] | undefined): Array<{ currency: string; total: number }> {
+  const cents = new Map<string, number>();
+  for (const a of accounts ?? []) {
+    const code = (a.currency || BASE_CURRENCY).toUpperCase();
+    cents.set(code, (cents.get(code) ?? 0) + Math.round(Number(a.balance) * 100));
+  }
+  return [...cents.entries()]
+    .sort(([x], [y]) => (x === BASE_CURRENCY ? -1 : y === BASE_CURRENCY ? 1 : x.localeCompare(y)))
+    .map(([currency, c]) => ({ currency, total: c / 100 }));
 }
 
 /** The date part of an ISO timestamp (before the T). */

@@ -101,17 +101,18 @@ var errNumberTaken = errs.E(errs.Conflict, "account_number_taken", "Account numb
 // claimAccountNumber records number as userID's for good, or refuses it with
 // errNumberTaken when another customer has ever held it: an account number is
 // never reissued, even after its account was renamed away or closed, except
-// to its own holder. ON CONFLICT DO UPDATE returns the row even when another
-// transaction committed it after this one began, and locks it, so two
-// customers claiming one new number at once cannot both win.
+// to its own holder. A holder never changes and rows are never deleted, so
+// the insert (which waits for a concurrent claim of the same number to commit
+// or roll back) and a fresh read of the holder are enough: of two customers
+// claiming one new number at once, one wins.
 func claimAccountNumber(ctx context.Context, tx *sqlx.Tx, number string, userID int64) error {
-	var holder int64
-	err := tx.GetContext(ctx, &holder, `
-		INSERT INTO account_numbers (account_number, user_id) VALUES ($1, $2)
-		ON CONFLICT (account_number) DO UPDATE SET user_id = account_numbers.user_id
-		RETURNING user_id`, number, userID)
-	if err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO account_numbers (account_number, user_id) VALUES ($1, $2)
+		ON CONFLICT (account_number) DO NOTHING`, number, userID); err != nil {
 		return errs.Wrap(err, "claim account number")
+	}
+	var holder int64
+	if err := tx.GetContext(ctx, &holder, `SELECT user_id FROM account_numbers WHERE account_number = $1`, number); err != nil {
+		return errs.Wrap(err, "account number holder")
 	}
 	if holder != userID {
 		return errNumberTaken
@@ -123,8 +124,9 @@ func claimAccountNumber(ctx context.Context, tx *sqlx.Tx, number string, userID 
 // is written to the ledger as a CREDIT "Opening balance".
 //
 // Returns customer_only (403), forbidden (403, a user_id not the caller's),
-// invalid_input (400) and account_number_taken (409) when the number is in
-// use, or was ever used by another customer.
+// invalid_input (400), customer_funding_disabled (422: an opening balance
+// other than 0 while customer_funding is off) and account_number_taken
+// (409) when the number is in use, or was ever used by another customer.
 func (s *Service) CreateAccount(ctx context.Context, a Actor, in AccountInput) (Account, error) {
 	if err := requireCustomer(a); err != nil {
 		return Account{}, err
@@ -136,6 +138,9 @@ func (s *Service) CreateAccount(ctx context.Context, a Actor, in AccountInput) (
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		t, err := s.validateAccount(ctx, tx, &in)
 		if err != nil {
+			return err
+		}
+		if err := s.checkOpeningBalance(in.Balance); err != nil {
 			return err
 		}
 		if err := claimAccountNumber(ctx, tx, in.AccountNumber, a.UserID); err != nil {
@@ -214,9 +219,10 @@ func lockOwnAccount(ctx context.Context, tx *sqlx.Tx, a Actor, id int64) (Accoun
 // old number stays the caller's: no other customer can take it later.
 //
 // Returns customer_only (403), forbidden (403, a user_id not the caller's),
-// account_not_found (404), invalid_input (400), currency_change (422) and
-// account_number_taken (409) when the new number is in use, or was ever used
-// by another customer.
+// account_not_found (404), invalid_input (400), currency_change (422),
+// customer_funding_disabled (422: a changed balance while customer_funding
+// is off) and account_number_taken (409) when the new number is in use, or
+// was ever used by another customer.
 func (s *Service) UpdateAccount(ctx context.Context, a Actor, id int64, in AccountInput) (Account, error) {
 	if err := requireCustomer(a); err != nil {
 		return Account{}, err
@@ -236,6 +242,9 @@ func (s *Service) UpdateAccount(ctx context.Context, a Actor, id int64, in Accou
 		}
 		if t.Currency != acc.Currency {
 			return errs.E(errs.Unprocessable, "currency_change", "An account's currency cannot be changed; open a new account instead")
+		}
+		if err := s.checkBalanceEdit(acc.Balance, in.Balance); err != nil {
+			return err
 		}
 		if in.AccountNumber != acc.AccountNumber {
 			if err := claimAccountNumber(ctx, tx, in.AccountNumber, a.UserID); err != nil {

@@ -15,10 +15,13 @@ import (
 
 // The bank invariant under load: 32 goroutines make 1,280 random transfers
 // among 10 accounts of 4 customers, many of them overdrafts and many in
-// opposite pairs (A to B while B to A). Afterwards no money was made or
-// lost, no balance is negative, every balance equals its ledger, and every
-// refusal was a 422 Insufficient funds, never an internal error (a 500):
-// no deadlock, no serialization failure, no constraint error leaked.
+// opposite pairs (A to B while B to A), while an administrator deposits into
+// and withdraws from the same accounts (withdrawals often more than the
+// balance). Afterwards no money was made or lost (the total moved by exactly
+// the deposits less the withdrawals that went through), no balance is
+// negative, every balance equals its ledger, and every refusal was a 422
+// Insufficient funds, never an internal error (a 500): no deadlock, no
+// serialization failure, no constraint error leaked.
 func TestBankInvariant(t *testing.T) {
 	t.Parallel()
 	s := newService(t)
@@ -26,6 +29,7 @@ func TestBankInvariant(t *testing.T) {
 	for _, name := range []string{"Alice Smith", "Bob Jones", "Carol King", "Dan Brown"} {
 		customers = append(customers, newCustomer(t, s, name))
 	}
+	admin := newAdmin(t, s)
 	type acct struct {
 		owner  Actor
 		number string
@@ -63,6 +67,8 @@ func TestBankInvariant(t *testing.T) {
 		unexpected   []error
 		startedAt    = time.Now()
 		pairsStarted atomic.Int64
+		// The administrator's movements that went through, and the money they moved.
+		deposits, withdrawals, deposited, withdrawn, overdrawn atomic.Int64
 	)
 	for w := range workers {
 		wg.Add(1)
@@ -71,6 +77,31 @@ func TestBankInvariant(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(w), 99))
 			<-start
 			for i := range perWorker {
+				if w%4 == 3 && i%4 == 0 {
+					// The bank moves money in or out of a random account.
+					acct := accts[r.IntN(len(accts))]
+					amount := money.Amount(1 + r.IntN(120_00))
+					var err error
+					if i%8 == 0 {
+						if _, err = s.Deposit(ctx, admin, acct.number, FundsInput{Amount: amount}); err == nil {
+							deposits.Add(1)
+							deposited.Add(int64(amount))
+						}
+					} else if _, err = s.Withdraw(ctx, admin, acct.number, FundsInput{Amount: amount}); err == nil {
+						withdrawals.Add(1)
+						withdrawn.Add(int64(amount))
+					}
+					switch {
+					case err == nil:
+					case errs.KindOf(err) == errs.Unprocessable && errs.As(err).Code == "insufficient_funds":
+						overdrawn.Add(1)
+					default:
+						mu.Lock()
+						unexpected = append(unexpected, err)
+						mu.Unlock()
+					}
+					continue
+				}
 				var from, to int
 				if w%2 == 0 || i%2 == 0 {
 					// Opposite pairs: workers 2k and 2k+1 cross the same two
@@ -103,17 +134,19 @@ func TestBankInvariant(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
-	t.Logf("%d transfers in %v: %d made, %d refused for insufficient funds, %d in opposite pairs",
-		workers*perWorker, time.Since(startedAt), ok.Load(), refused.Load(), pairsStarted.Load())
+	t.Logf("%d operations in %v: %d transfers made, %d refused for insufficient funds, %d in opposite pairs; %d deposits, %d withdrawals, %d refused",
+		workers*perWorker, time.Since(startedAt), ok.Load(), refused.Load(), pairsStarted.Load(), deposits.Load(), withdrawals.Load(), overdrawn.Load())
 
 	if len(unexpected) > 0 {
 		t.Fatalf("%d unexpected errors, first: %v", len(unexpected), unexpected[0])
 	}
-	if ok.Load() == 0 || refused.Load() == 0 {
-		t.Fatalf("the load did not exercise both outcomes: %d made, %d refused", ok.Load(), refused.Load())
+	if ok.Load() == 0 || refused.Load() == 0 || deposits.Load() == 0 || withdrawals.Load() == 0 {
+		t.Fatalf("the load did not exercise every outcome: %d transfers made, %d refused, %d deposits, %d withdrawals",
+			ok.Load(), refused.Load(), deposits.Load(), withdrawals.Load())
 	}
-	if got := total(); got != totalBefore {
-		t.Fatalf("money was made or lost: total %s, was %s", got, totalBefore)
+	if got, want := total(), totalBefore+money.Amount(deposited.Load()-withdrawn.Load()); got != want {
+		t.Fatalf("money was made or lost: total %s, want %s (%s before, %s deposited, %s withdrawn)",
+			got, want, totalBefore, money.Amount(deposited.Load()), money.Amount(withdrawn.Load()))
 	}
 	var negative int
 	s.db.Get(&negative, `SELECT count(*) FROM accounts WHERE balance < 0`)
@@ -125,12 +158,15 @@ func TestBankInvariant(t *testing.T) {
 			t.Fatalf("account %s: balance %s, ledger %s", a.number, b, l)
 		}
 	}
-	var ledgerAfter, transfers, notes int
+	var ledgerAfter, transfers, moves, notes int
 	s.db.Get(&ledgerAfter, `SELECT count(*) FROM transactions`)
 	s.db.Get(&transfers, `SELECT count(*) FROM audit_log WHERE action_type = 'TRANSFER'`)
+	s.db.Get(&moves, `SELECT count(*) FROM audit_log WHERE action_type IN ('DEPOSIT', 'WITHDRAWAL')`)
 	s.db.Get(&notes, `SELECT count(*) FROM notifications`)
-	if ledgerAfter-ledgerBefore != 2*int(ok.Load()) || transfers != int(ok.Load()) || notes != int(ok.Load()) {
-		t.Fatalf("%d transfers made, but %d new ledger rows, %d audit rows, %d notifications", ok.Load(), ledgerAfter-ledgerBefore, transfers, notes)
+	made, bank := int(ok.Load()), int(deposits.Load()+withdrawals.Load())
+	if ledgerAfter-ledgerBefore != 2*made+bank || transfers != made || moves != bank || notes != made+bank {
+		t.Fatalf("%d transfers and %d deposits or withdrawals made, but %d new ledger rows, %d transfer and %d deposit or withdrawal audit rows, %d notifications",
+			made, bank, ledgerAfter-ledgerBefore, transfers, moves, notes)
 	}
 	if d := deadlocks(t, s); d != deadlocksBefore {
 		t.Fatalf("PostgreSQL detected %d deadlocks (retried away, but the lock order is wrong)", d-deadlocksBefore)

@@ -55,14 +55,19 @@ func lockAccountsByNumber(ctx context.Context, tx *sqlx.Tx, mode lockMode, x, y 
 	return lockAccounts(ctx, tx, mode, `a.account_number IN ($1, $2)`, x, y)
 }
 
+// lockAccountByNumber locks the one account numbered n; see lockAccounts.
+func lockAccountByNumber(ctx context.Context, tx *sqlx.Tx, mode lockMode, n string) ([]lockedAccount, error) {
+	return lockAccounts(ctx, tx, mode, `a.account_number = $1`, n)
+}
+
 // lockAccounts locks the accounts selected by where, one of the fixed
-// conditions of lockAccountsByID and lockAccountsByNumber, in the order of
-// their ids, in one statement, so two payments that cross (A to B and B to
-// A) wait for each other instead of deadlocking. Missing accounts are
-// simply not among the rows.
-func lockAccounts(ctx context.Context, tx *sqlx.Tx, mode lockMode, where string, x, y any) ([]lockedAccount, error) {
+// conditions of lockAccountsByID, lockAccountsByNumber and
+// lockAccountByNumber, in the order of their ids, in one statement, so two
+// payments that cross (A to B and B to A) wait for each other instead of
+// deadlocking. Missing accounts are simply not among the rows.
+func lockAccounts(ctx context.Context, tx *sqlx.Tx, mode lockMode, where string, args ...any) ([]lockedAccount, error) {
 	var rows []lockedAccount
-	err := tx.SelectContext(ctx, &rows, selectLockedAccount+` WHERE `+where+` ORDER BY a.id `+mode.sql(), x, y)
+	err := tx.SelectContext(ctx, &rows, selectLockedAccount+` WHERE `+where+` ORDER BY a.id `+mode.sql(), args...)
 	return rows, errs.Wrap(err, "lock accounts")
 }
 

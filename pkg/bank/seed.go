@@ -116,9 +116,20 @@ func (s *Service) SeedDemo(ctx context.Context) (created bool, err error) {
 	// the history is dated as it is written (backdated), not afterwards.
 	for _, d := range demoAccounts {
 		opened := ago(demoUsers[d.user].joined, -1)
-		acc, err := s.CreateAccount(backdated(ctx, opened), actors[d.user], AccountInput{AccountNumber: d.number, Balance: d.balance, AccountTypeID: d.typeID})
+		// With customer_funding off the bank funds the demo accounts: opened
+		// at 0, then a deposit.
+		opening := d.balance
+		if s.settings.DisableCustomerFunding {
+			opening = 0
+		}
+		acc, err := s.CreateAccount(backdated(ctx, opened), actors[d.user], AccountInput{AccountNumber: d.number, Balance: opening, AccountTypeID: d.typeID})
 		if err != nil {
 			return false, err
+		}
+		if opening != d.balance {
+			if _, err := s.Deposit(backdated(ctx, opened), CLIActor, d.number, FundsInput{Amount: d.balance, Description: "Opening deposit"}); err != nil {
+				return false, err
+			}
 		}
 		if _, err := s.db.ExecContext(ctx, `UPDATE accounts SET created_at = $2 WHERE id = $1`, acc.ID, opened); err != nil {
 			return false, errs.Wrap(err, "seed backdate account")

@@ -34,6 +34,11 @@ type Settings struct {
 	// long a further one waits for a slot before a 503 busy (<= 0: 2 s).
 	MaxPasswordChecks int
 	PasswordCheckWait time.Duration
+	// DisableCustomerFunding is config customer_funding = false: accounts
+	// open at 0 and balances cannot be edited; money enters through an
+	// administrator's deposit (funding.go). The zero value keeps the spec's
+	// behaviour.
+	DisableCustomerFunding bool
 }
 
 // Service is the bank. It is safe for concurrent use.
@@ -47,6 +52,7 @@ type Service struct {
 	sealPoke   chan struct{}           // a commit happened: RunSealer seals (events.go)
 	sealedHere chan []FeedNotification // what RunSealer sealed, for this process's hub
 	sessions   *sessionCache           // verified sessions, while revocations reach us (sessioncache.go)
+	seen       *seenSessions           // sessions used since the last flush of their last use (sessions.go)
 }
 
 // New returns a Service over db.
@@ -63,7 +69,7 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 	return &Service{db: db, tokens: tokens, settings: s, now: time.Now,
 		lookups:   NewRateLimiter(s.LookupPerMinute, time.Minute),
 		passwords: auth.NewPasswords(s.MaxPasswordChecks, s.PasswordCheckWait),
-		sealPoke:  make(chan struct{}, 1), sealedHere: make(chan []FeedNotification, 16), sessions: newSessionCache()}
+		sealPoke:  make(chan struct{}, 1), sealedHere: make(chan []FeedNotification, 16), sessions: newSessionCache(), seen: newSeenSessions()}
 }
 
 // Passwords exposes the gate every bcrypt of the service runs through

@@ -30,7 +30,8 @@ type sessionCache struct {
 
 type cachedSession struct {
 	actor   Actor
-	expires time.Time // the token's expiry or the TTL, whichever comes first
+	seen    *seenStamp // its last use this process knows of (sessions.go)
+	expires time.Time  // the token's expiry or the TTL, whichever comes first
 }
 
 // sessionCacheTTL bounds how long a verified session is believed without
@@ -44,24 +45,24 @@ func newSessionCache() *sessionCache {
 	return &sessionCache{byToken: map[string]cachedSession{}}
 }
 
-// get returns the cached actor of token id jti, and the epoch to hand to
+// get returns the cached session of token id jti, and the epoch to hand to
 // put after a database lookup when there is none.
-func (c *sessionCache) get(jti string, now time.Time) (Actor, uint64, bool) {
+func (c *sessionCache) get(jti string, now time.Time) (cachedSession, uint64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.on {
-		return Actor{}, c.epoch, false
+		return cachedSession{}, c.epoch, false
 	}
 	e, ok := c.byToken[jti]
 	if !ok || !now.Before(e.expires) {
-		return Actor{}, c.epoch, false
+		return cachedSession{}, c.epoch, false
 	}
-	return e.actor, c.epoch, true
+	return e, c.epoch, true
 }
 
 // put stores a session verified in the database by a lookup that began at
 // epoch; it is dropped if anything was forgotten since.
-func (c *sessionCache) put(a Actor, epoch uint64, expires, now time.Time) {
+func (c *sessionCache) put(a Actor, seen *seenStamp, epoch uint64, expires, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.on || c.epoch != epoch {
@@ -73,7 +74,7 @@ func (c *sessionCache) put(a Actor, epoch uint64, expires, now time.Time) {
 	if len(c.byToken) >= sessionCacheMax {
 		c.byToken = map[string]cachedSession{}
 	}
-	c.byToken[a.TokenID] = cachedSession{actor: a, expires: expires}
+	c.byToken[a.TokenID] = cachedSession{actor: a, seen: seen, expires: expires}
 }
 
 // forget drops the entries match selects.

@@ -43,12 +43,14 @@ var (
 	errBusy            = errs.E(errs.Unavailable, "busy", "The bank is busy; please try again in a moment")
 )
 
-// LoginInput is a sign-in: the body, and the client's address as the server
-// determined it (the TCP peer, or X-Forwarded-For from a trusted proxy).
+// LoginInput is a sign-in: the body, the client's address as the server
+// determined it (the TCP peer, or X-Forwarded-For from a trusted proxy) and
+// its User-Agent, which the new session records.
 type LoginInput struct {
-	Email    string     `json:"email"`
-	Password string     `json:"password"`
-	IP       netip.Addr `json:"-"` // zero: not over the network, no per-address limit
+	Email     string     `json:"email"`
+	Password  string     `json:"password"`
+	IP        netip.Addr `json:"-"` // zero: not over the network, no per-address limit
+	UserAgent string     `json:"-"` // as sent; sanitized when stored
 }
 
 // throttleKey is one counter of the throttle.

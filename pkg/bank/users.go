@@ -181,24 +181,22 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (LoginResult, error)
 		}
 		return LoginResult{}, errs.E(errs.Forbidden, "user_deactivated", "This user is deactivated")
 	}
-	token, tc, err := s.tokens.Issue(row.ID, now)
-	if err != nil {
-		return LoginResult{}, errs.Wrap(err, "issue token")
-	}
+	var res LoginResult
 	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
 		if err := releaseAttempts(ctx, tx, claims); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO auth_tokens (jti, user_id, issued_at, expires_at) VALUES ($1, $2, $3, $4)`,
-			tc.ID, row.ID, now, tc.ExpiresAt); err != nil {
-			return errs.Wrap(err, "store token")
+		token, expires, err := s.issueSession(ctx, tx, row.ID, now, SessionMeta{UserAgent: in.UserAgent, IP: in.IP})
+		if err != nil {
+			return err
 		}
+		res = LoginResult{Token: token, ExpiresAt: expires, User: row.User}
 		return audit(ctx, tx, Actor{UserID: row.ID, Role: row.Role}, AuditEntry{Action: "LOGIN", Table: "users", Description: "Signed in"})
 	})
 	if err != nil {
 		return LoginResult{}, err
 	}
-	return LoginResult{Token: token, ExpiresAt: tc.ExpiresAt, User: row.User}, nil
+	return res, nil
 }
 
 // Authenticate checks a bearer token and returns its user as they are now
@@ -248,9 +246,10 @@ func (s *Service) authenticate(ctx context.Context, token string, cached bool) (
 	if err != nil {
 		return Actor{}, errInvalidToken
 	}
-	a, epoch, ok := s.sessions.get(claims.ID, now)
-	if ok && cached && a.UserID == claims.UserID {
-		return a, nil
+	e, epoch, ok := s.sessions.get(claims.ID, now)
+	if ok && cached && e.actor.UserID == claims.UserID {
+		s.touch(claims.ID, e.seen, now)
+		return e.actor, nil
 	}
 	var row struct {
 		UserID   int64      `db:"id"`
@@ -258,9 +257,10 @@ func (s *Service) authenticate(ctx context.Context, token string, cached bool) (
 		Role     string     `db:"role"`
 		Active   bool       `db:"is_active"`
 		Revoked  *time.Time `db:"revoked_at"`
+		LastSeen time.Time  `db:"last_seen_at"`
 	}
 	err = s.db.GetContext(ctx, &row, `
-		SELECT u.id, u.full_name, r.name AS role, u.is_active, t.revoked_at
+		SELECT u.id, u.full_name, r.name AS role, u.is_active, t.revoked_at, t.last_seen_at
 		FROM auth_tokens t JOIN users u ON u.id = t.user_id JOIN roles r ON r.id = u.role_id
 		WHERE t.jti = $1 AND t.user_id = $2`, claims.ID, claims.UserID)
 	if notFound(err) {
@@ -277,8 +277,13 @@ func (s *Service) authenticate(ctx context.Context, token string, cached bool) (
 	if row.Revoked != nil {
 		return Actor{}, errInvalidToken
 	}
-	a = Actor{UserID: row.UserID, Role: row.Role, FullName: row.FullName, TokenID: claims.ID}
-	s.sessions.put(a, epoch, claims.ExpiresAt, now)
+	a := Actor{UserID: row.UserID, Role: row.Role, FullName: row.FullName, TokenID: claims.ID}
+	// The last use goes to the background flusher (sessions.go), never
+	// written here: this read is the only query a request pays for its token.
+	seen := &seenStamp{}
+	seen.at.Store(row.LastSeen.UnixNano())
+	s.touch(claims.ID, seen, now)
+	s.sessions.put(a, seen, epoch, claims.ExpiresAt, now)
 	return a, nil
 }
 

@@ -44,6 +44,10 @@ type Config struct {
 	// MaxPasswordChecks is how many bcrypt checks may run at once (0 in the
 	// configuration: the number of cores, resolved here).
 	MaxPasswordChecks int
+	// CustomerFunding lets customers set opening balances and edit balances
+	// (the spec's behaviour); false: only an administrator's deposit or
+	// withdrawal moves money in or out.
+	CustomerFunding bool
 }
 
 // Keys lists every configuration key with its default, in the order shown by --help.
@@ -69,6 +73,7 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"seal_interval", "1s", "serve seals committed audit rows and notifications at least this often"},
 	{"allowed_origins", "", "comma-separated browser origins (https://app.example.com) allowed to open /ws besides the server's own"},
 	{"ws_max_per_user", "10", "open WebSockets allowed per user per serve instance"},
+	{"customer_funding", "true", "customers may set an opening balance and edit balances; false: accounts open at 0 and only admin deposits and withdrawals move money in or out"},
 }
 
 // Load parses raw values (as Viper returns them) into a Config. get returns
@@ -180,6 +185,9 @@ func Load(get func(key string) string) (Config, error) {
 	c.WSMaxPerUser, err = strconv.Atoi(strings.TrimSpace(get("ws_max_per_user")))
 	if err != nil || c.WSMaxPerUser < 1 {
 		return c, bad("ws_max_per_user", "a whole number of at least 1")
+	}
+	if c.CustomerFunding, err = strconv.ParseBool(strings.TrimSpace(get("customer_funding"))); err != nil {
+		return c, bad("customer_funding", "true or false")
 	}
 	return c, nil
 }

@@ -17,6 +17,9 @@ func TestDefaults(t *testing.T) {
 	if c.SealInterval != time.Second || c.WSMaxPerUser != 10 || len(c.AllowedOrigins) != 0 {
 		t.Fatalf("unexpected event defaults: %+v", c)
 	}
+	if !c.CustomerFunding {
+		t.Fatal("customer_funding defaults to true (the spec's behaviour)")
+	}
 }
 
 func TestAllowedOrigins(t *testing.T) {
@@ -53,6 +56,7 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"ws_max_per_user":     "0",
 		"request_timeout":     "0s",
 		"database_pool_size":  "1",
+		"customer_funding":    "sometimes",
 	}
 	for key, val := range cases {
 		vals := map[string]string{}

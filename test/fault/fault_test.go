@@ -15,12 +15,18 @@
 //	    `pg_ctl -m immediate restart` (as the cluster's owner): a crash and
 //	    WAL recovery; serve's pool and LISTEN connection must reconnect.
 //
+// After each start, while the load runs, the bank deposits into and
+// withdraws from a customer's account with `meridian account deposit` and
+// `withdraw`.
+//
 // Then every transfer whose outcome the driver could not know (network
 // error or 5xx) is repeated with its Idempotency-Key until it gets a
 // definite answer, and the test asserts, in the database: the total of
-// balances is unchanged, no balance is negative, every balance equals its
-// ledger, every transfer answered 201 is in the ledger with its CREDIT row,
-// and no transfer is in the ledger that was not answered 201 (exactly once).
+// balances moved by exactly the deposits less the withdrawals, no balance is
+// negative, every balance equals its ledger, every transfer answered 201 is
+// in the ledger with its CREDIT row, no transfer is in the ledger that was
+// not answered 201 (exactly once), and every deposit and withdrawal that
+// succeeded is in the ledger, once.
 //
 // Environment: FAULT_DURATION (default 24s) is the load time, split in
 // segments around the faults; FAULT_LONG=1 runs 5 cycles of both faults
@@ -46,6 +52,7 @@ import (
 
 	"meridian/pkg/db"
 	"meridian/pkg/loadtest"
+	"meridian/pkg/money"
 )
 
 const (
@@ -158,10 +165,29 @@ func TestCrashUnderLoad(t *testing.T) {
 		}
 	}()
 
+	// The bank's own movements, made from the command line during the load:
+	// their outcome is always known (exit 0, or a refusal).
+	var bankNet money.Amount
+	bankMoves := 0
+	moveMoney := func() {
+		t.Helper()
+		acct := customers[bankMoves%len(customers)].Accounts[0]
+		h.run("account", "deposit", acct, "100.00", "--description", "Fault run deposit")
+		bankNet += 100_00
+		bankMoves++
+		if out, err := h.runErr("account", "withdraw", acct, "0.50"); err == nil {
+			bankNet -= 50
+			bankMoves++
+		} else if !strings.Contains(out, "Insufficient funds") {
+			t.Fatalf("meridian account withdraw: %v\n%s", err, out)
+		}
+	}
+
 	// progress runs the load for one segment and requires some 201s in it:
 	// the service came back.
 	progress := func(after string) {
 		t.Helper()
+		moveMoney()
 		n0 := d.Succeeded()
 		time.Sleep(seg)
 		if n := d.Succeeded() - n0; n == 0 {
@@ -229,12 +255,20 @@ func TestCrashUnderLoad(t *testing.T) {
 		exact = 0
 	}
 	checkStart := time.Now()
-	inv, err := loadtest.CheckInvariants(ctx, dbx, loadtest.InvariantOptions{ExpectedTotal: &mark.TotalBalance, Committed: committed, ExactSince: exact})
+	expected := mark.TotalBalance + bankNet
+	inv, err := loadtest.CheckInvariants(ctx, dbx, loadtest.InvariantOptions{ExpectedTotal: &expected, Committed: committed, ExactSince: exact})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("invariant (checked in %s): %d accounts, %d ledger rows, total %s (expected %s), %d transfers answered 201 checked",
-		time.Since(checkStart).Round(time.Millisecond), inv.Accounts, inv.LedgerRows, inv.TotalBalance, mark.TotalBalance, inv.CommittedChecked)
+	t.Logf("invariant (checked in %s): %d accounts, %d ledger rows, total %s (expected %s: %s before, %s net from %d deposits and withdrawals), %d transfers answered 201 checked",
+		time.Since(checkStart).Round(time.Millisecond), inv.Accounts, inv.LedgerRows, inv.TotalBalance, expected, mark.TotalBalance, bankNet, bankMoves, inv.CommittedChecked)
+	var moves int
+	if err := dbx.GetContext(ctx, &moves, `SELECT count(*) FROM transactions WHERE id > $1 AND kind IN ('deposit', 'withdrawal')`, mark.MaxTransactionID); err != nil {
+		t.Fatal(err)
+	}
+	if moves != bankMoves {
+		t.Errorf("%d deposits and withdrawals succeeded, %d are in the ledger", bankMoves, moves)
+	}
 	if !inv.OK {
 		for _, p := range inv.Problems {
 			t.Errorf("invariant: %s", p)
@@ -353,12 +387,17 @@ func (h *harness) waitReady(ctx context.Context, what string) {
 // run runs a meridian command on the data dir and fails the test if it fails.
 func (h *harness) run(args ...string) {
 	h.t.Helper()
+	if out, err := h.runErr(args...); err != nil {
+		h.t.Fatalf("meridian %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// runErr runs a meridian command on the data dir and returns its output.
+func (h *harness) runErr(args ...string) (string, error) {
 	cmd := exec.Command(h.bin, append(args, "--data-dir", h.dir, "--log-level", "warn")...)
 	cmd.Env = h.env()
 	out, err := cmd.CombinedOutput()
-	if err != nil {
-		h.t.Fatalf("meridian %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
+	return string(out), err
 }
 
 // pgCtl runs pg_ctl on the cluster as the user that owns it (PostgreSQL

@@ -1,2 +1,3 @@
 export * from './fetchUsersError';
 export * from './useErrorToast';
+export * from './AuditChainBadge';

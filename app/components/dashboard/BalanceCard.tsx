@@ -4,17 +4,10 @@ import { StyleSheet, Text as RNText } from 'react-native';
 
 import type { Account } from '../../services/api/types';
 import { useTheme } from '../../theme';
-import { formatMoney } from '../../utils/format';
+import { balancesByCurrency, formatMoney } from '../../utils/format';
 import { Select } from '../Select';
 import { Text } from '../Text';
 import { StatCard } from './StatCard';
-
-/** Exact sum of balances (in cents, so no float drift). */
-export function sumBalances(accounts: Account[] | undefined): number {
-  if (!accounts) return 0;
-  const cents = accounts.reduce((acc, a) => acc + Math.round(Number(a.balance) * 100), 0);
-  return cents / 100;
-}
 
 function AccountLink({ accountNumber }: { accountNumber: string }) {
   const { colors } = useTheme();
@@ -35,8 +28,9 @@ function AccountLink({ accountNumber }: { accountNumber: string }) {
 }
 
 /**
- * 'Account Balance' (or 'System Balance'): the sum of all balances, or the
- * selected account's balance with its number linking to its history.
+ * 'Account Balance' (or 'System Balance'): the sum of all balances in each
+ * currency ('$1,250.60 · €308.00'), or the selected account's balance in its
+ * currency, with its number linking to its history.
  */
 export function BalanceCard({
   title,
@@ -52,7 +46,9 @@ export function BalanceCard({
   const { colors } = useTheme();
   const [selected, setSelected] = useState<string | null>(null);
   const account = accounts?.find((a) => a.account_number === selected);
-  const balance = account ? Number(account.balance) : sumBalances(accounts);
+  // Dollars and euros are never added: one total per currency, or the selected account's.
+  const totals = account ? [{ currency: account.currency, total: Number(account.balance) }] : balancesByCurrency(accounts);
+  const shown = totals.length ? totals.map((t) => formatMoney(t.total, t.currency)).join(' · ') : formatMoney(0);
   return (
     <StatCard title={title}>
       <Select<string>
@@ -69,7 +65,7 @@ export function BalanceCard({
         </Text>
       ) : (
         <Text variant="title" testID="dashboard-balance">
-          {loading ? '…' : formatMoney(balance)}
+          {loading ? '…' : shown}
         </Text>
       )}
       {account ? <AccountLink accountNumber={account.account_number} /> : null}

@@ -9,7 +9,7 @@ import { useTransactionHistory } from '../../services/api/transactions';
 import type { MoneyRequest, Transaction } from '../../services/api/types';
 import { toast } from '../../state/toast';
 import { spacing, useTheme } from '../../theme';
-import { datePart, formatMoney } from '../../utils/format';
+import { currencyOf, datePart, formatMoney } from '../../utils/format';
 import { Button } from '../Button';
 import { Card } from '../Card';
 import { LazyAreaChart } from '../charts';
@@ -19,6 +19,7 @@ import { Screen } from '../Screen';
 import { canAnswerRequest, StatusBadge, TransactionTypeBadge } from '../StatusBadge';
 import { Text } from '../Text';
 import { BalanceCard } from './BalanceCard';
+import { CurrencyTotals } from './CurrencyTotals';
 import { StatCard } from './StatCard';
 
 export type DashboardVariant = 'user' | 'admin';
@@ -26,6 +27,8 @@ export type DashboardVariant = 'user' | 'admin';
 /**
  * The User Dashboard and the Admin Dashboard (spec §2): the same layout; the
  * admin one shows 'System Balance', 'Monthly User Growth' and no Actions.
+ * The summary cards' amounts are in the base currency (USD); under them, a
+ * row per currency (contract §5: the app shows every currency a user holds).
  * The data hooks pick user or admin endpoints from the session's role.
  */
 export function DashboardView({ variant }: { variant: DashboardVariant }) {
@@ -64,7 +67,7 @@ export function DashboardView({ variant }: { variant: DashboardVariant }) {
 
   const requestColumns: Column<MoneyRequest>[] = [
     { key: 'from', title: 'From Account', render: (r) => r.requester_id },
-    { key: 'amount', title: 'Amount', render: (r) => formatMoney(r.Amount) },
+    { key: 'amount', title: 'Amount', render: (r) => formatMoney(r.Amount, currencyOf(accounts.data, r.requester_id, r.recipient_id)) },
     { key: 'status', title: 'Status', render: (r) => <StatusBadge status={r.Status} /> },
   ];
   if (!admin) {
@@ -102,7 +105,7 @@ export function DashboardView({ variant }: { variant: DashboardVariant }) {
   const transactionColumns: Column<Transaction>[] = [
     { key: 'date', title: 'Date', render: (t) => datePart(t.transaction_date) },
     { key: 'type', title: 'Type', render: (t) => <TransactionTypeBadge type={t.transaction_type} /> },
-    { key: 'amount', title: 'Amount', render: (t) => formatMoney(t.amount) },
+    { key: 'amount', title: 'Amount', render: (t) => formatMoney(t.amount, currencyOf(accounts.data, t.account_id, t.to_account_id)) },
     { key: 'from', title: 'From Account', render: (t) => t.account_id },
     { key: 'to', title: 'To Account', render: (t) => t.to_account_id },
     { key: 'description', title: 'Description', flex: 1.5, render: (t) => t.description ?? '' },
@@ -134,6 +137,7 @@ export function DashboardView({ variant }: { variant: DashboardVariant }) {
           </>
         )}
       </View>
+      {summary.isError || !s ? null : <CurrencyTotals totals={s.by_currency} />}
 
       <Card title={admin ? 'Monthly User Growth' : 'Monthly Transaction Summary'} testID="dashboard-chart">
         <LazyAreaChart

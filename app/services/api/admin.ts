@@ -2,7 +2,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tansta
 
 import { api } from './client';
 import { queryKeys } from './keys';
-import type { AdminUserRow, AuditLog, AuditLogPage, Role } from './types';
+import type { AdminUserRow, AuditChainVerification, AuditLog, AuditLogPage, Role } from './types';
 
 export const adminApi = {
   users: () => api.get<AdminUserRow[]>('/admin/users'),
@@ -10,6 +10,7 @@ export const adminApi = {
   assignRole: (userId: number, role: Role) =>
     api.post<{ message: string; user: AdminUserRow }>('/admin/assign-roles', { user_id: userId, roles: [role] }),
   auditLogs: (query: { limit?: number; before?: string } = {}) => api.get<AuditLogPage>('/admin/audit-logs', query),
+  auditChain: () => api.get<AuditChainVerification>('/admin/audit-logs/verify'),
 };
 
 export function useAdminUsers() {
@@ -74,4 +75,18 @@ export function useAuditLogPages(limit: number = AUDIT_LOG_PAGE_SIZE) {
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
   });
+}
+
+/** The audit chain check; an answer without a boolean `ok` counts as a failure. */
+export async function fetchAuditChain(): Promise<AuditChainVerification> {
+  const answer: unknown = await adminApi.auditChain();
+  if (answer === null || typeof answer !== 'object' || typeof (answer as Partial<AuditChainVerification>).ok !== 'boolean') {
+    throw new UnexpectedFormatError();
+  }
+  return answer as AuditChainVerification;
+}
+
+/** Whether the audit log's hash chain verifies (GET /api/admin/audit-logs/verify). */
+export function useAuditChain() {
+  return useQuery({ queryKey: queryKeys.auditChain, queryFn: fetchAuditChain, retry: false });
 }

@@ -14,5 +14,7 @@ export const queryKeys = {
   dashboardMonthly: (role: Role) => ['dashboard', 'monthly', role] as const,
   adminUsers: ['admin', 'users'] as const,
   auditLogs: ['admin', 'audit-logs'] as const,
+  /** Same family as `auditLogs`: refreshing the log re-checks its chain. */
+  auditChain: ['admin', 'audit-logs', 'verify'] as const,
   notifications: (filter: NotificationFilter) => ['notifications', filter] as const,
 };

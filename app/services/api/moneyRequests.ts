@@ -5,19 +5,17 @@ import { api } from './client';
 import { queryKeys } from './keys';
 import type { DataResponse, MoneyRequest, MoneyRequestPayload, Role } from './types';
 
-/** The list arrives as `{data: [...]}` (or a bare array from older servers). */
-function unwrap(res: DataResponse<MoneyRequest[]> | MoneyRequest[]): MoneyRequest[] {
-  if (Array.isArray(res)) return res;
-  return Array.isArray(res?.data) ? res.data : [];
+/** The list as an array; anything else (a broken answer) is no requests. */
+function asList(list: unknown): MoneyRequest[] {
+  return Array.isArray(list) ? (list as MoneyRequest[]) : [];
 }
 
 export const moneyRequestsApi = {
-  list: async (role: Role) =>
-    unwrap(
-      await api.get<DataResponse<MoneyRequest[]> | MoneyRequest[]>(
-        role === 'Admin' ? '/admin/transactions/money-request' : '/user/transactions/money-request',
-      ),
-    ),
+  /** The caller's requests, both directions: a bare array (contract §2). */
+  mine: async () => asList(await api.get<MoneyRequest[]>('/user/transactions/money-request')),
+  /** Every customer's requests (Admin): `{data: [...]}`. */
+  all: async () => asList((await api.get<DataResponse<MoneyRequest[]>>('/admin/transactions/money-request'))?.data),
+  list: (role: Role) => (role === 'Admin' ? moneyRequestsApi.all() : moneyRequestsApi.mine()),
   create: (payload: MoneyRequestPayload) => api.post<DataResponse<MoneyRequest>>('/user/money-request', payload),
   accept: (id: number) => api.put<DataResponse<MoneyRequest>>(`/user/accept-money-request/${id}`),
   decline: (id: number) => api.put<DataResponse<MoneyRequest>>(`/user/decline-money-request/${id}`),

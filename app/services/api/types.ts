@@ -70,6 +70,8 @@ export interface Account {
 
 export interface AccountType {
   id: number;
+  /** Repeats `id` for the first app's clients, which read `ID`. */
+  ID: number;
   type_name: string;
   currency: string;
 }
@@ -156,12 +158,22 @@ export interface DataResponse<T> {
   data: T;
 }
 
+/** A dashboard's money figures in one currency. */
+export interface CurrencyTotals {
+  currency: string;
+  total_balance: Amount;
+  total_sent_amount: Amount;
+  total_received_amount: Amount;
+}
+
+/** Amounts in the base currency (USD) only; counts over every currency; `by_currency` per currency, base first. */
 export interface DashboardSummary {
   total_transactions: number;
   pending_requests: number;
   total_transfers: number;
   total_sent_amount: Amount;
   total_received_amount: Amount;
+  by_currency: CurrencyTotals[];
 }
 
 export interface AdminDashboardSummary extends DashboardSummary {
@@ -198,6 +210,15 @@ export interface AuditLog {
 export interface AuditLogPage {
   audit_logs: AuditLog[];
   next_cursor: string | null;
+}
+
+/** GET /api/admin/audit-logs/verify: whether the audit log's hash chain is intact. */
+export interface AuditChainVerification {
+  ok: boolean;
+  /** The last entry checked, or null when the log is empty. */
+  verified_through: number | null;
+  /** The first entry that was changed or removed, or null when the chain verifies. */
+  first_bad_id: number | null;
 }
 
 export type NotificationFilter = 'all' | 'requests' | 'alerts';

@@ -1,0 +1,56 @@
+import type { Account } from '../services/api/types';
+import { balancesByCurrency, currencyOf, formatMoney } from './format';
+
+const account = (account_number: string, currency: string, balance: number): Account => ({
+  id: 1,
+  name: 'Alice Smith',
+  account_number,
+  account_type_id: 1,
+  type_name: 'Checking',
+  balance,
+  currency,
+  created_at: '2026-01-01T00:00:00Z',
+  user_id: 2,
+});
+
+describe('formatMoney', () => {
+  it('writes the currency symbol, 2 decimals and thousands separators (as the server does)', () => {
+    expect(formatMoney(1250.5)).toBe('$1,250.50');
+    expect(formatMoney('0.1')).toBe('$0.10');
+    expect(formatMoney(-3)).toBe('-$3.00');
+    expect(formatMoney(1250.5, 'USD')).toBe('$1,250.50');
+    expect(formatMoney(12.5, 'EUR')).toBe('€12.50');
+    expect(formatMoney(-12.5, 'EUR')).toBe('-€12.50');
+    expect(formatMoney(1000000, 'eur')).toBe('€1,000,000.00');
+    expect(formatMoney(7, 'GBP')).toBe('£7.00');
+  });
+
+  it('puts an unknown currency after the number; bad values are zero', () => {
+    expect(formatMoney(1234.5, 'CHF')).toBe('1,234.50 CHF');
+    expect(formatMoney(undefined, 'XYZ')).toBe('0.00 XYZ');
+    expect(formatMoney('lots')).toBe('$0.00');
+    expect(formatMoney(null, '')).toBe('$0.00');
+  });
+});
+
+describe('currencyOf', () => {
+  const accounts = [account('100200300', 'USD', 1), account('100200399', 'EUR', 2)];
+  it("is the first known account's currency, else the base currency", () => {
+    expect(currencyOf(accounts, '900800700', '100200399')).toBe('EUR');
+    expect(currencyOf(accounts, '100200300', '100200399')).toBe('USD');
+    expect(currencyOf(accounts, '900800700')).toBe('USD');
+    expect(currencyOf(undefined, '100200399')).toBe('USD');
+  });
+});
+
+describe('balancesByCurrency', () => {
+  it('sums each currency apart, exactly, the base currency first', () => {
+    const accounts = [account('A', 'EUR', 300.1), account('B', 'USD', 1250.5), account('C', 'EUR', 7.9), account('D', 'USD', 0.1), account('E', 'CHF', 1)];
+    expect(balancesByCurrency(accounts)).toEqual([
+      { currency: 'USD', total: 1250.6 },
+      { currency: 'CHF', total: 1 },
+      { currency: 'EUR', total: 308 },
+    ]);
+    expect(balancesByCurrency(undefined)).toEqual([]);
+  });
+});

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"meridian/pkg/bank"
+	"meridian/pkg/money"
+)
+
+func (a *app) accountCmd() *cobra.Command {
+	return group("account", "Move money into or out of a customer's account",
+		"  meridian account deposit 100200300 250.00\n  meridian account withdraw 100200300 40",
+		a.fundsCmd(true), a.fundsCmd(false))
+}
+
+// fundsOptions are the arguments of account deposit and account withdraw.
+type fundsOptions struct {
+	Number      string
+	Amount      money.Amount
+	Description string
+}
+
+// parseFundsArgs reads <number> <amount>; an amount that is not one is a
+// usage error (exit 2).
+func parseFundsArgs(as []string, description string) (fundsOptions, error) {
+	amount, err := money.Parse(as[1])
+	if err != nil {
+		return fundsOptions{}, usageError{fmt.Errorf("%q is not an amount: give a positive number with at most two decimals, like 250.00", as[1])}
+	}
+	return fundsOptions{Number: as[0], Amount: amount, Description: description}, nil
+}
+
+func (a *app) fundsCmd(deposit bool) *cobra.Command {
+	use, short, example := "deposit", "Deposit money into an account (a CREDIT, audited; the holder is told)",
+		"  meridian account deposit 100200300 250.00 --description \"Cash at the branch\""
+	if !deposit {
+		use, short, example = "withdraw", "Withdraw money from an account (a DEBIT, audited; the holder is told)",
+			"  meridian account withdraw 100200300 40 -o json"
+	}
+	var description string
+	cmd := &cobra.Command{
+		Use:     use + " <account-number> <amount>",
+		Short:   short,
+		Example: example,
+		Args:    args(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, as []string) error {
+			o, err := parseFundsArgs(as, description)
+			if err != nil {
+				return err
+			}
+			e, err := a.open(cmd.Context(), true)
+			if err != nil {
+				return err
+			}
+			defer e.close()
+			call := e.svc.Deposit
+			if !deposit {
+				call = e.svc.Withdraw
+			}
+			t, err := call(cmd.Context(), bank.CLIActor, o.Number, bank.FundsInput{Amount: o.Amount, Description: o.Description})
+			if err != nil {
+				return err
+			}
+			a.say("%s: transaction %d, %s %s on account %s", use, t.ID, t.TransactionType, t.Amount, t.AccountID)
+			return a.print(t, []string{"ID", "DATE", "TYPE", "AMOUNT", "ACCOUNT", "DESCRIPTION"},
+				[][]string{{strconv.FormatInt(t.ID, 10), ts(t.TransactionDate), t.TransactionType, t.Amount.String(), t.AccountID, t.Description}})
+		},
+	}
+	cmd.Flags().StringVar(&description, "description", "", "what the ledger row says (default: Deposit or Withdrawal)")
+	return cmd
+}

@@ -1,0 +1,15 @@
+package bank
+
+// PublicConfig is what the app may know of the server's configuration
+// before anyone signs in, to show only what works here.
+type PublicConfig struct {
+	// CustomerFunding is config customer_funding: customers set opening
+	// balances and edit balances (true), or only administrators move money
+	// in and out (false), and the app hides those fields.
+	CustomerFunding bool `json:"customer_funding"`
+}
+
+// PublicConfig returns the configuration the app may read.
+func (s *Service) PublicConfig() PublicConfig {
+	return PublicConfig{CustomerFunding: !s.settings.DisableCustomerFunding}
+}

@@ -1,0 +1,82 @@
+package server
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"meridian/pkg/auth"
+	"meridian/pkg/bank"
+)
+
+func TestPublicConfig(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if m := e.want(e.do("GET", "/api/config", "", nil), 200, "config").JSON(t); m["customer_funding"] != true || len(m) != 1 {
+		t.Fatalf("config %v", m)
+	}
+}
+
+func TestAdminDepositAndWithdraw(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	adm := e.admin()
+	c := e.customer("Dot Deposit")
+	_, num := e.account(c, 10)
+	path := "/api/admin/accounts/" + num
+
+	m := e.want(e.do("POST", path+"/deposit", adm.Token, map[string]any{"amount": "25.50"}), 201, "deposit").JSON(t)
+	if m["transaction_type"] != "CREDIT" || m["amount"] != 25.5 || m["description"] != "Deposit" || m["account_id"] != num || m["to_account_id"] != num {
+		t.Fatalf("deposit %v", m)
+	}
+	m = e.want(e.do("POST", path+"/withdraw", adm.Token, map[string]any{"amount": 5, "description": "Cash"}), 201, "withdraw").JSON(t)
+	if m["transaction_type"] != "DEBIT" || m["amount"] != 5.0 || m["description"] != "Cash" {
+		t.Fatalf("withdrawal %v", m)
+	}
+	accts := e.want(e.do("GET", "/api/user/accounts", c.Token, nil), 200, "accounts")
+	if !strings.Contains(string(accts.Body), `"balance":30.5`) {
+		t.Fatalf("balance after the bank's movements: %s", accts.Body)
+	}
+
+	r := e.want(e.do("POST", path+"/withdraw", adm.Token, map[string]any{"amount": 30.51}), 422, "overdraw")
+	if m := r.JSON(t); m["code"] != "insufficient_funds" || m["error"] != "Insufficient funds" {
+		t.Fatalf("overdraw: %s", r.Body)
+	}
+	e.want(e.do("POST", path+"/deposit", c.Token, map[string]any{"amount": 1}), 403, "a customer deposits")
+	e.want(e.do("POST", "/api/admin/accounts/NOSUCH0001/deposit", adm.Token, map[string]any{"amount": 1}), 404, "unknown account")
+	e.want(e.do("POST", "/api/admin/accounts/bad%20number/deposit", adm.Token, map[string]any{"amount": 1}), 404, "malformed number")
+	e.want(e.do("POST", path+"/deposit", adm.Token, map[string]any{"amount": "1.234"}), 400, "three decimals")
+	e.want(e.do("POST", path+"/deposit", adm.Token, map[string]any{"amount": 0}), 400, "zero")
+	e.want(e.do("POST", path+"/deposit", adm.Token, ""), 400, "no body")
+	e.want(e.do("GET", path+"/deposit", adm.Token, nil), 405, "GET on deposit")
+}
+
+// With customer_funding off, the API refuses an opening balance and a
+// balance edit with 422 customer_funding_disabled, and says so in /api/config.
+func TestCustomerFundingOff(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	conn, err := openDB(e.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	tokens, _ := auth.NewTokens(testSecret, time.Hour)
+	e.svc = bank.New(conn, tokens, bank.Settings{RequestsTTL: time.Hour, LookupPerMinute: 1000, DisableCustomerFunding: true})
+	e.srv = New(e.svc, NewHub(e.svc, quiet), Options{Logger: quiet})
+
+	if m := e.want(e.do("GET", "/api/config", "", nil), 200, "config").JSON(t); m["customer_funding"] != false {
+		t.Fatalf("config %v", m)
+	}
+	c := e.customer("Ned Nofund")
+	r := e.want(e.do("POST", "/api/user/accounts", c.Token, map[string]any{"account_number": "NOFUND0002", "balance": 10, "account_type_id": 1}), 422, "opening balance")
+	if m := r.JSON(t); m["code"] != "customer_funding_disabled" {
+		t.Fatalf("opening balance: %s", r.Body)
+	}
+	id, num := e.account(c, 0)
+	r = e.want(e.do("PUT", "/api/user/accounts/"+itoa(id), c.Token, map[string]any{"account_number": num, "balance": 10, "account_type_id": 1}), 422, "balance edit")
+	if m := r.JSON(t); m["code"] != "customer_funding_disabled" {
+		t.Fatalf("balance edit: %s", r.Body)
+	}
+	e.want(e.do("PUT", "/api/user/accounts/"+itoa(id), c.Token, map[string]any{"account_number": num, "balance": 0, "account_type_id": 2}), 200, "an edit that keeps the balance")
+}

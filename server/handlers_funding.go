@@ -1,0 +1,26 @@
+package server
+
+import (
+	"context"
+
+	"github.com/gofiber/fiber/v3"
+
+	"meridian/pkg/bank"
+)
+
+func (s *Server) deposit(c fiber.Ctx) error { return s.moveFunds(c, s.svc.Deposit) }
+
+func (s *Server) withdraw(c fiber.Ctx) error { return s.moveFunds(c, s.svc.Withdraw) }
+
+// moveFunds answers an admin deposit or withdrawal: 201 and the ledger row.
+func (s *Server) moveFunds(c fiber.Ctx, call func(context.Context, bank.Actor, string, bank.FundsInput) (bank.Transaction, error)) error {
+	var in bank.FundsInput
+	if err := decode(c, &in); err != nil {
+		return err
+	}
+	t, err := call(c.Context(), actor(c), c.Params("account_number"), in)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(t)
+}
