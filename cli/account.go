@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -13,11 +14,13 @@ import (
 func (a *app) accountCmd() *cobra.Command {
 	return group("account", "Move money into or out of a customer's account",
 		"  meridian account deposit 100200300 250.00\n  meridian account withdraw 100200300 40",
-		a.fundsCmd(true), a.fundsCmd(false))
+		a.fundsCmd(true, nil), a.fundsCmd(false, nil))
 }
 
-// fundsOptions are the arguments of account deposit and account withdraw.
+// fundsOptions are the options of account deposit (Deposit) and account
+// withdraw.
 type fundsOptions struct {
+	Deposit     bool
 	Number      string
 	Amount      money.Amount
 	Description string
@@ -33,7 +36,8 @@ func parseFundsArgs(as []string, description string) (fundsOptions, error) {
 	return fundsOptions{Number: as[0], Amount: amount, Description: description}, nil
 }
 
-func (a *app) fundsCmd(deposit bool) *cobra.Command {
+func (a *app) fundsCmd(deposit bool, run runner[fundsOptions]) *cobra.Command {
+	run = run.or(a.runFunds)
 	use, short, example := "deposit", "Deposit money into an account (a CREDIT, audited; the holder is told)",
 		"  meridian account deposit 100200300 250.00 --description \"Cash at the branch\""
 	if !deposit {
@@ -51,24 +55,31 @@ func (a *app) fundsCmd(deposit bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			e, err := a.open(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer e.close()
-			call := e.svc.Deposit
-			if !deposit {
-				call = e.svc.Withdraw
-			}
-			t, err := call(cmd.Context(), bank.CLIActor, o.Number, bank.FundsInput{Amount: o.Amount, Description: o.Description})
-			if err != nil {
-				return err
-			}
-			a.say("%s: transaction %d, %s %s on account %s", use, t.ID, t.TransactionType, t.Amount, t.AccountID)
-			return a.print(t, []string{"ID", "DATE", "TYPE", "AMOUNT", "ACCOUNT", "DESCRIPTION"},
-				[][]string{{strconv.FormatInt(t.ID, 10), ts(t.TransactionDate), t.TransactionType, t.Amount.String(), t.AccountID, t.Description}})
+			o.Deposit = deposit
+			return run(cmd.Context(), &o)
 		},
 	}
 	cmd.Flags().StringVar(&description, "description", "", "what the ledger row says (default: Deposit or Withdrawal)")
 	return cmd
+}
+
+// runFunds deposits or withdraws (audited as done from the CLI) and prints
+// the ledger row.
+func (a *app) runFunds(ctx context.Context, o *fundsOptions) error {
+	e, err := a.open(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	call, use := e.svc.Deposit, "deposit"
+	if !o.Deposit {
+		call, use = e.svc.Withdraw, "withdraw"
+	}
+	t, err := call(ctx, bank.CLIActor, o.Number, bank.FundsInput{Amount: o.Amount, Description: o.Description})
+	if err != nil {
+		return err
+	}
+	a.say("%s: transaction %d, %s %s on account %s", use, t.ID, t.TransactionType, t.Amount, t.AccountID)
+	return a.print(t, []string{"ID", "DATE", "TYPE", "AMOUNT", "ACCOUNT", "DESCRIPTION"},
+		[][]string{{strconv.FormatInt(t.ID, 10), ts(t.TransactionDate), t.TransactionType, t.Amount.String(), t.AccountID, t.Description}})
 }
