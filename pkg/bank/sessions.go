@@ -157,6 +157,8 @@ func (s *Service) touch(jti string, st *seenStamp, now time.Time) {
 // FlushSessionsSeen writes the last use of every session marked since the
 // previous flush, in one UPDATE. Marks it could not write are kept for the
 // next flush.
+//
+// Returns only internal errors (the database failed).
 func (s *Service) FlushSessionsSeen(ctx context.Context) error {
 	marks := s.seen.take()
 	if len(marks) == 0 {
