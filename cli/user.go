@@ -12,7 +12,7 @@ import (
 )
 
 func (a *app) userCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "user", Short: "List, create, activate or deactivate users"}
+	cmd := &cobra.Command{Use: "user", Short: "List, create, activate or deactivate users; reset their two-factor sign-in"}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List every user",
@@ -72,8 +72,35 @@ func (a *app) userCmd() *cobra.Command {
 	f.StringVar(&in.Password, "password", "", "password, at least 8 characters")
 	f.BoolVar(&passwordStdin, "password-stdin", false, "read the password from standard input")
 	f.StringVar(&in.Role, "role", "User", "role: User or Admin")
-	cmd.AddCommand(create, a.statusCmd("activate", true), a.statusCmd("deactivate", false))
+	cmd.AddCommand(create, a.statusCmd("activate", true), a.statusCmd("deactivate", false), a.twoFactorResetCmd())
 	return cmd
+}
+
+// twoFactorResetCmd turns a user's two-factor sign-in off, for one who lost
+// their authenticator and their backup codes.
+func (a *app) twoFactorResetCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "2fa-reset <email|id>",
+		Short:   "Turn a user's two-factor sign-in off (a lost device); they sign in with the password and may set it up again",
+		Example: "  meridian user 2fa-reset alice@meridian.test",
+		Args:    args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, as []string) error {
+			e, err := a.open(cmd.Context(), true)
+			if err != nil {
+				return err
+			}
+			defer e.close()
+			u, err := e.svc.FindUser(cmd.Context(), as[0])
+			if err != nil {
+				return err
+			}
+			if err := e.svc.ResetTwoFactor(cmd.Context(), bank.CLIActor, u.ID); err != nil {
+				return err
+			}
+			a.say("turned off two-factor sign-in of user %d (%s)", u.ID, u.Email)
+			return a.printUsers([]bank.User{u})
+		},
+	}
 }
 
 func (a *app) statusCmd(name string, active bool) *cobra.Command {
