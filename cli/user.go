@@ -10,9 +10,10 @@ import (
 )
 
 func (a *app) userCmd() *cobra.Command {
-	return group("user", "List, create, activate or deactivate users",
-		"  meridian user list\n  meridian user create --name 'Ann Admin' --email ann@example.test --phone '+1 555 0100' --password-stdin --role Admin\n  meridian user deactivate ann@example.test",
-		a.userListCmd(nil), a.userCreateCmd(nil), a.userStatusCmd("activate", true, nil), a.userStatusCmd("deactivate", false, nil))
+	return group("user", "List, create, activate or deactivate users; reset their two-factor sign-in",
+		"  meridian user list\n  meridian user create --name 'Ann Admin' --email ann@example.test --phone '+1 555 0100' --password-stdin --role Admin\n  meridian user deactivate ann@example.test\n  meridian user 2fa-reset ann@example.test",
+		a.userListCmd(nil), a.userCreateCmd(nil), a.userStatusCmd("activate", true, nil), a.userStatusCmd("deactivate", false, nil),
+		a.userTwoFactorResetCmd(nil))
 }
 
 // openUser opens the database and finds the user ref names (an email or an

@@ -372,3 +372,25 @@ func FuzzRequest(f *testing.F) {
 		fe.send(t, m, target, token, b, "Content-Encoding", encoding)
 	})
 }
+
+// FuzzTwoFactorSessionsFunding drives the two-factor calls, ending a
+// session and the bank's deposits and withdrawals.
+func FuzzTwoFactorSessionsFunding(f *testing.F) {
+	fe := newFuzzEnv(f)
+	f.Add("challenge", "123456", "password123", "1", "100200300", "12.50", "Cash")
+	f.Add("\x00", "abcde-fghjk", "\xff", "0", "bad number!", "1e309", "\x1b[31m")
+	f.Add(strings.Repeat("c", 200), strings.Repeat("9", 40), strings.Repeat("p", 73), "99999999999999999999", strings.Repeat("1", 40), "-1", strings.Repeat("é", 300))
+	f.Add("", " 12 34 56 ", "", "-1", "", `"0.001"`, "")
+	f.Fuzz(func(t *testing.T, challenge, code, password, sessionID, number, amount, desc string) {
+		fe.send(t, "POST", "/api/auth/2fa/verify", "", obj("challenge", str(challenge), "code", str(code)))
+		fe.send(t, "POST", "/api/auth/2fa/verify", "", obj("challenge", val(challenge), "code", val(code)))
+		fe.send(t, "POST", "/api/auth/2fa/setup", fe.alice.token, nil)
+		fe.send(t, "POST", "/api/auth/2fa/enable", fe.alice.token, obj("code", val(code)))
+		fe.send(t, "POST", "/api/auth/2fa/disable", fe.alice.token, obj("password", str(password), "code", str(code)))
+		fe.send(t, "GET", "/api/auth/2fa", fe.alice.token, nil)
+		fe.send(t, "DELETE", "/api/auth/sessions/"+seg(sessionID), fe.bob.token, nil)
+		fe.send(t, "GET", "/api/auth/sessions", fe.alice.token, nil)
+		fe.send(t, "POST", "/api/admin/accounts/"+seg(number)+"/deposit", fe.admin.token, obj("amount", val(amount), "description", str(desc)))
+		fe.send(t, "POST", "/api/admin/accounts/"+seg(number)+"/withdraw", fe.admin.token, obj("amount", val(amount), "description", str(desc)))
+	})
+}

@@ -29,6 +29,9 @@ func (s *Server) login(c fiber.Ctx) error {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
+	if res.SecondFactor != nil { // the password was right; the code comes next (POST /api/auth/2fa/verify)
+		return c.JSON(res.SecondFactor)
+	}
 	return c.JSON(res)
 }
 

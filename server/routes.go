@@ -19,9 +19,16 @@ func (s *Server) routes() {
 	}
 	// POST /auth/logout is the path the first app signs out at.
 	for _, p := range []string{"/api/auth/logout", "/auth/logout"} {
-		a.Post(p, s.authenticate, s.logout)
+		a.Post(p, s.authenticateForSetup, s.logout)
 	}
-	a.Get("/api/auth/me", s.authenticate, s.me)
+	a.Get("/api/auth/me", s.authenticateForSetup, s.me)
+	// Two-factor sign-in. An administrator without it may reach these (and
+	// me, logout) while require_2fa_for_admins is on; disable may not.
+	a.Get("/api/auth/2fa", s.authenticateForSetup, s.twoFactorStatus)
+	a.Post("/api/auth/2fa/setup", s.authenticateForSetup, s.twoFactorSetup)
+	a.Post("/api/auth/2fa/enable", s.authenticateForSetup, s.twoFactorEnable)
+	a.Post("/api/auth/2fa/disable", s.authenticate, s.twoFactorDisable)
+	a.Post("/api/auth/2fa/verify", s.twoFactorVerify)
 	a.Get("/api/auth/sessions", s.authenticate, s.listSessions)
 	a.Post("/api/auth/sessions/revoke-others", s.authenticate, s.endOtherSessions)
 	a.Delete("/api/auth/sessions/:id", s.authenticate, s.endSession)

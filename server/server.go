@@ -181,8 +181,17 @@ func securityHeaders(c fiber.Ctx) error {
 	return c.Next()
 }
 
-// authenticate requires a valid bearer token and stores the actor.
-func (s *Server) authenticate(c fiber.Ctx) error {
+// authenticate requires a valid bearer token and stores the actor; with
+// require_2fa_for_admins, an administrator without two-factor sign-in is
+// refused (403 two_factor_required).
+func (s *Server) authenticate(c fiber.Ctx) error { return s.authenticateAs(c, true) }
+
+// authenticateForSetup is authenticate for the calls an administrator
+// without two-factor sign-in may still reach: who am I, sign out, and
+// turning two-factor sign-in on.
+func (s *Server) authenticateForSetup(c fiber.Ctx) error { return s.authenticateAs(c, false) }
+
+func (s *Server) authenticateAs(c fiber.Ctx, policy bool) error {
 	h := c.Get(fiber.HeaderAuthorization)
 	scheme, token, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
@@ -191,6 +200,11 @@ func (s *Server) authenticate(c fiber.Ctx) error {
 	a, err := s.svc.Authenticate(c.Context(), strings.TrimSpace(token))
 	if err != nil {
 		return err
+	}
+	if policy {
+		if err := s.svc.CheckTwoFactorPolicy(a); err != nil {
+			return err
+		}
 	}
 	c.Locals(localActor, a)
 	return c.Next()

@@ -5,7 +5,9 @@ package auth
 
 import (
 	"context"
+	"crypto/hkdf"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -209,4 +211,17 @@ func LoadOrCreateSecret(dir string) ([]byte, error) {
 		return nil, err
 	}
 	return secret, f.Close()
+}
+
+// DeriveKey derives a 32-byte key for one purpose from the token secret
+// (HKDF-SHA256, the purpose as its info), so that what the server keeps
+// encrypted or keyed at rest (two-factor secrets, backup codes) needs no
+// key of its own, and no two purposes share one. Another jwt_secret derives
+// other keys: what was sealed under the old one can no longer be read.
+func (t *Tokens) DeriveKey(purpose string) []byte {
+	k, err := hkdf.Key(sha256.New, t.secret, nil, "meridian "+purpose, 32)
+	if err != nil {
+		panic(err) // only for a key length past 255 hash lengths
+	}
+	return k
 }

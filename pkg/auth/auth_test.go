@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -137,5 +138,14 @@ func TestPasswordsBusy(t *testing.T) {
 	release()
 	if _, err := p.Hash(context.Background(), "correct horse"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestDeriveKey(t *testing.T) {
+	a, _ := NewTokens([]byte(strings.Repeat("a", 32)), time.Hour)
+	b, _ := NewTokens([]byte(strings.Repeat("b", 32)), time.Hour)
+	k1, k2 := a.DeriveKey("one"), a.DeriveKey("two")
+	if len(k1) != 32 || bytes.Equal(k1, k2) || !bytes.Equal(k1, a.DeriveKey("one")) || bytes.Equal(k1, b.DeriveKey("one")) {
+		t.Fatal("a derived key is 32 bytes, stable, and differs by purpose and by secret")
 	}
 }

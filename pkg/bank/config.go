@@ -7,9 +7,12 @@ type PublicConfig struct {
 	// balances and edit balances (true), or only administrators move money
 	// in and out (false), and the app hides those fields.
 	CustomerFunding bool `json:"customer_funding"`
+	// RequireTwoFactorForAdmins is config require_2fa_for_admins: an
+	// administrator must turn two-factor sign-in on before anything else.
+	RequireTwoFactorForAdmins bool `json:"require_2fa_for_admins"`
 }
 
 // PublicConfig returns the configuration the app may read.
 func (s *Service) PublicConfig() PublicConfig {
-	return PublicConfig{CustomerFunding: !s.settings.DisableCustomerFunding}
+	return PublicConfig{CustomerFunding: !s.settings.DisableCustomerFunding, RequireTwoFactorForAdmins: s.settings.RequireTwoFactorForAdmins}
 }

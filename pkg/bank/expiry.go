@@ -42,6 +42,9 @@ func (s *Service) ExpireMoneyRequests(ctx context.Context) (int, error) {
 	if err := s.purgeSignInAttempts(ctx); err != nil {
 		return total, err
 	}
+	if err := s.purgeChallenges(ctx); err != nil {
+		return total, err
+	}
 	return total, nil
 }
 

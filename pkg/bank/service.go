@@ -39,6 +39,10 @@ type Settings struct {
 	// administrator's deposit (funding.go). The zero value keeps the spec's
 	// behaviour.
 	DisableCustomerFunding bool
+	// RequireTwoFactorForAdmins is config require_2fa_for_admins: an
+	// administrator without two-factor sign-in reaches only the calls that
+	// turn it on (CheckTwoFactorPolicy).
+	RequireTwoFactorForAdmins bool
 }
 
 // Service is the bank. It is safe for concurrent use.
@@ -53,6 +57,7 @@ type Service struct {
 	sealedHere chan []FeedNotification // what RunSealer sealed, for this process's hub
 	sessions   *sessionCache           // verified sessions, while revocations reach us (sessioncache.go)
 	seen       *seenSessions           // sessions used since the last flush of their last use (sessions.go)
+	twoFactor  twoFactorKeys           // keys of two-factor secrets and backup codes at rest (twofactor.go)
 }
 
 // New returns a Service over db.
@@ -69,7 +74,8 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 	return &Service{db: db, tokens: tokens, settings: s, now: time.Now,
 		lookups:   NewRateLimiter(s.LookupPerMinute, time.Minute),
 		passwords: auth.NewPasswords(s.MaxPasswordChecks, s.PasswordCheckWait),
-		sealPoke:  make(chan struct{}, 1), sealedHere: make(chan []FeedNotification, 16), sessions: newSessionCache(), seen: newSeenSessions()}
+		sealPoke:  make(chan struct{}, 1), sealedHere: make(chan []FeedNotification, 16), sessions: newSessionCache(), seen: newSeenSessions(),
+		twoFactor: newTwoFactorKeys(tokens.DeriveKey("two-factor secrets"), tokens.DeriveKey("two-factor backup codes"))}
 }
 
 // Passwords exposes the gate every bcrypt of the service runs through
@@ -90,6 +96,9 @@ type Actor struct {
 	FullName string
 	TokenID  string // the token this request came with (empty for the CLI)
 	CLI      bool
+	// TwoFactor: the user has two-factor sign-in on (read with the session;
+	// require_2fa_for_admins looks at it).
+	TwoFactor bool
 }
 
 // CLIActor is the operator running a `meridian` command on the server.

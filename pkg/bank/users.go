@@ -104,11 +104,14 @@ func (s *Service) Register(ctx context.Context, actor Actor, in RegisterInput) (
 	return u, err
 }
 
-// LoginResult is a successful sign-in.
+// LoginResult is a successful sign-in, or, when SecondFactor is set, a
+// right password that waits for its two-factor code (no token yet: the
+// server answers SecondFactor instead).
 type LoginResult struct {
-	Token     string    `json:"token"`
-	ExpiresAt time.Time `json:"expires_at"`
-	User      User      `json:"user"`
+	Token        string              `json:"token"`
+	ExpiresAt    time.Time           `json:"expires_at"`
+	User         User                `json:"user"`
+	SecondFactor *TwoFactorChallenge `json:"-"`
 }
 
 var errBadCredentials = errs.E(errs.Unauthorized, "invalid_credentials", "Invalid credentials")
@@ -119,6 +122,9 @@ var errBadCredentials = errs.E(errs.Unauthorized, "invalid_credentials", "Invali
 // address (see signin.go): past 10 checks for the email, or 50 failures from
 // the address, within 15 minutes, it answers too_many_attempts (429) without
 // a bcrypt. A right password gives its claims back.
+//
+// With two-factor sign-in on, a right password issues no token: the result
+// holds a challenge for VerifyTwoFactor (twofactor.go) instead.
 //
 // Returns invalid_input (empty, over-long or non-text email or password:
 // checked before any query), invalid_credentials, user_deactivated (403),
@@ -146,11 +152,14 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (LoginResult, error)
 	}
 	var row struct {
 		User
-		Hash string `db:"password_hash"`
+		Hash      string `db:"password_hash"`
+		TwoFactor bool   `db:"two_factor"`
 	}
 	right := false
 	if wellFormed {
-		err := s.db.GetContext(ctx, &row, `SELECT `+userColumns+`, c.password_hash `+userFrom+` JOIN credentials c ON c.user_id = u.id WHERE lower(u.email) = lower($1)`, email)
+		err := s.db.GetContext(ctx, &row, `SELECT `+userColumns+`, c.password_hash, f.enabled_at IS NOT NULL AS two_factor `+userFrom+`
+			JOIN credentials c ON c.user_id = u.id LEFT JOIN two_factor f ON f.user_id = u.id
+			WHERE lower(u.email) = lower($1)`, email)
 		if err != nil && !notFound(err) {
 			return LoginResult{}, errs.Wrap(err, "find user")
 		}
@@ -180,6 +189,10 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (LoginResult, error)
 			return LoginResult{}, err
 		}
 		return LoginResult{}, errs.E(errs.Forbidden, "user_deactivated", "This user is deactivated")
+	}
+	if row.TwoFactor {
+		ch, err := s.startChallenge(ctx, row.User, claims, now)
+		return LoginResult{SecondFactor: ch}, err
 	}
 	var res LoginResult
 	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
@@ -258,9 +271,11 @@ func (s *Service) authenticate(ctx context.Context, token string, cached bool) (
 		Active   bool       `db:"is_active"`
 		Revoked  *time.Time `db:"revoked_at"`
 		LastSeen time.Time  `db:"last_seen_at"`
+		TwoFA    bool       `db:"two_factor"`
 	}
 	err = s.db.GetContext(ctx, &row, `
-		SELECT u.id, u.full_name, r.name AS role, u.is_active, t.revoked_at, t.last_seen_at
+		SELECT u.id, u.full_name, r.name AS role, u.is_active, t.revoked_at, t.last_seen_at,
+			EXISTS (SELECT 1 FROM two_factor f WHERE f.user_id = u.id AND f.enabled_at IS NOT NULL) AS two_factor
 		FROM auth_tokens t JOIN users u ON u.id = t.user_id JOIN roles r ON r.id = u.role_id
 		WHERE t.jti = $1 AND t.user_id = $2`, claims.ID, claims.UserID)
 	if notFound(err) {
@@ -277,7 +292,7 @@ func (s *Service) authenticate(ctx context.Context, token string, cached bool) (
 	if row.Revoked != nil {
 		return Actor{}, errInvalidToken
 	}
-	a := Actor{UserID: row.UserID, Role: row.Role, FullName: row.FullName, TokenID: claims.ID}
+	a := Actor{UserID: row.UserID, Role: row.Role, FullName: row.FullName, TokenID: claims.ID, TwoFactor: row.TwoFA}
 	// The last use goes to the background flusher (sessions.go), never
 	// written here: this read is the only query a request pays for its token.
 	seen := &seenStamp{}

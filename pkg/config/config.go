@@ -48,6 +48,9 @@ type Config struct {
 	// (the spec's behaviour); false: only an administrator's deposit or
 	// withdrawal moves money in or out.
 	CustomerFunding bool
+	// RequireTwoFactorForAdmins: an administrator without two-factor sign-in
+	// may only turn it on (and see who they are, and sign out).
+	RequireTwoFactorForAdmins bool
 }
 
 // Keys lists every configuration key with its default, in the order shown by --help.
@@ -74,6 +77,7 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"allowed_origins", "", "comma-separated browser origins (https://app.example.com) allowed to open /ws besides the server's own"},
 	{"ws_max_per_user", "10", "open WebSockets allowed per user per serve instance"},
 	{"customer_funding", "true", "customers may set an opening balance and edit balances; false: accounts open at 0 and only admin deposits and withdrawals move money in or out"},
+	{"require_2fa_for_admins", "false", "an administrator without two-factor sign-in may only set it up (403 two_factor_required elsewhere)"},
 }
 
 // Load parses raw values (as Viper returns them) into a Config. get returns
@@ -188,6 +192,9 @@ func Load(get func(key string) string) (Config, error) {
 	}
 	if c.CustomerFunding, err = strconv.ParseBool(strings.TrimSpace(get("customer_funding"))); err != nil {
 		return c, bad("customer_funding", "true or false")
+	}
+	if c.RequireTwoFactorForAdmins, err = strconv.ParseBool(strings.TrimSpace(get("require_2fa_for_admins"))); err != nil {
+		return c, bad("require_2fa_for_admins", "true or false")
 	}
 	return c, nil
 }

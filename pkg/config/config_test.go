@@ -20,6 +20,9 @@ func TestDefaults(t *testing.T) {
 	if !c.CustomerFunding {
 		t.Fatal("customer_funding defaults to true (the spec's behaviour)")
 	}
+	if c.RequireTwoFactorForAdmins {
+		t.Fatal("require_2fa_for_admins defaults to false")
+	}
 }
 
 func TestAllowedOrigins(t *testing.T) {
@@ -36,27 +39,28 @@ func TestAllowedOrigins(t *testing.T) {
 
 func TestBadValuesNameTheKey(t *testing.T) {
 	cases := map[string]string{
-		"addr":                "8080",
-		"token_ttl":           "abc",
-		"requests_ttl":        "-5m",
-		"max_amount":          "1.234",
-		"log_level":           "loud",
-		"log_format":          "xml",
-		"demo_seed":           "perhaps",
-		"jwt_secret":          "short",
-		"database_url":        "mysql:thing",
-		"data_dir":            "",
-		"lookup_per_minute":   "0",
-		"expiry_interval":     "1ns",
-		"trusted_proxies":     "10.0.0.1, proxy.internal",
-		"max_password_checks": "-1",
-		"database_app_role":   "app; DROP ROLE x",
-		"seal_interval":       "0s",
-		"allowed_origins":     "app.example.com",
-		"ws_max_per_user":     "0",
-		"request_timeout":     "0s",
-		"database_pool_size":  "1",
-		"customer_funding":    "sometimes",
+		"addr":                   "8080",
+		"token_ttl":              "abc",
+		"requests_ttl":           "-5m",
+		"max_amount":             "1.234",
+		"log_level":              "loud",
+		"log_format":             "xml",
+		"demo_seed":              "perhaps",
+		"jwt_secret":             "short",
+		"database_url":           "mysql:thing",
+		"data_dir":               "",
+		"lookup_per_minute":      "0",
+		"expiry_interval":        "1ns",
+		"trusted_proxies":        "10.0.0.1, proxy.internal",
+		"max_password_checks":    "-1",
+		"database_app_role":      "app; DROP ROLE x",
+		"seal_interval":          "0s",
+		"allowed_origins":        "app.example.com",
+		"ws_max_per_user":        "0",
+		"request_timeout":        "0s",
+		"database_pool_size":     "1",
+		"customer_funding":       "sometimes",
+		"require_2fa_for_admins": "maybe",
 	}
 	for key, val := range cases {
 		vals := map[string]string{}
