@@ -112,6 +112,7 @@ func (s *Server) Serve(ln net.Listener) error {
 func (s *Server) Shutdown(ctx context.Context) error {
 	err := s.app.ShutdownWithContext(ctx)
 	if s.hub != nil {
+		s.hub.drain(ctx)
 		s.hub.CloseAll()
 		tick := time.NewTicker(5 * time.Millisecond)
 		defer tick.Stop()

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/contrib/v3/websocket"
@@ -61,6 +62,7 @@ type Hub struct {
 	log     *slog.Logger
 	metrics *metrics
 	lastSeq int64         // the newest feed seq pushed; used by the Listen goroutine only
+	pushed  atomic.Int64  // lastSeq, for other goroutines (drain)
 	ready   chan struct{} // closed once Listen listens and knows where the feed starts
 	readyMu sync.Once
 }
@@ -139,6 +141,7 @@ func (h *Hub) Listen(ctx context.Context, dsn string) error {
 		head, err := h.svc.NotificationFeedHead(ctx)
 		if err == nil {
 			h.lastSeq = head
+			h.pushed.Store(head)
 			break
 		}
 		h.log.Warn("reading the notification feed", "err", err)
@@ -201,6 +204,7 @@ func (h *Hub) push(rows []bank.FeedNotification) {
 		msg, _ := json.Marshal(Push{ID: r.ID, Message: r.Message, UserID: r.UserID, CreatedAt: r.CreatedAt.UTC()})
 		h.Publish(r.UserID, msg)
 		h.lastSeq = r.Seq
+		h.pushed.Store(r.Seq)
 	}
 }
 
@@ -341,6 +345,29 @@ func (h *Hub) Connections(userID int64) int {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	return len(h.byUser[userID])
+}
+
+// drainWait bounds how long a shutdown waits for the last pushes.
+const drainWait = 2 * time.Second
+
+// drain seals what the requests that just finished wrote and waits, at
+// most drainWait, until this hub has pushed it: a shutdown closes the
+// sockets only after the notifications of its last requests went out. A hub
+// that is not listening has nothing to push.
+func (h *Hub) drain(ctx context.Context) {
+	select {
+	case <-h.ready:
+	default:
+		return
+	}
+	sealed, err := h.svc.Seal(ctx)
+	if err != nil {
+		return
+	}
+	deadline := time.Now().Add(drainWait)
+	for h.pushed.Load() < sealed.NotificationSeq && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // CloseAll ends every connection (shutdown).
