@@ -3,7 +3,6 @@ import { createNativeStackNavigator } from '@react-navigation/native-stack';
 import { act, fireEvent, screen, waitFor } from '@testing-library/react-native';
 import { Text } from 'react-native';
 
-import { rememberRoute } from '../navigators/redirect';
 import type { RootParamList } from '../navigators/routes';
 import AuthScreen from '../screens/AuthScreen';
 import type { User } from '../services/api/types';
@@ -45,7 +44,7 @@ const realFetch = global.fetch;
 
 beforeEach(async () => {
   await sessionStore.signOut();
-  rememberRoute(null);
+  sessionStore.rememberRoute(null);
 });
 
 afterEach(() => {
@@ -104,7 +103,7 @@ describe('AuthScreen', () => {
       'POST /api/auth/login': () => jsonResponse(200, { token: 'tok-2', expires_at: '', user }),
       'GET /api/user/notifications': () => jsonResponse(200, []),
     });
-    rememberRoute({ name: 'TransferFunds' });
+    sessionStore.rememberRoute({ name: 'TransferFunds' });
     renderAuth();
     fireEvent.changeText(screen.getByLabelText('Username'), 'alice@meridian.test');
     fireEvent.changeText(screen.getByLabelText('Password'), 'alice12345');

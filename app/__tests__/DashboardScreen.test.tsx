@@ -145,6 +145,7 @@ beforeEach(async () => {
     expect(await screen.findByText('Failed to load dashboard data')).toBeTruthy();
     expect(await screen.findByText('Failed to load accounts')).toBeTruthy();
     expect(await screen.findByText('Failed to load transactions')).toBeTruthy();
+    expect(await screen.findByText('Failed to fetch transactions')).toBeTruthy();
     expect(await screen.findByText('No money requests available.')).toBeTruthy();
     await waitFor(() => expect(screen.getByTestId('chart')).toHaveTextContent(/points=0 /));
     expect(screen.queryByText('boom')).toBeNull();

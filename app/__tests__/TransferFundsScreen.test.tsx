@@ -79,6 +79,23 @@ describe('Transfer Funds', () => {
     expect(calls.some((c) => c.method === 'POST')).toBe(false);
   });
 
+  it('a toast raised while the form is open shows above it (in the modal, once)', async () => {
+    server();
+    await openForm();
+    fireEvent.press(screen.getByTestId('transfer-submit'));
+    const message = 'Amount, From Account, and Recipient are required.';
+    expect(await screen.findByText(message)).toBeTruthy();
+    expect(screen.getAllByText(message)).toHaveLength(1);
+    expect(within(screen.getByTestId('transfer-modal-layer')).getByText(message)).toBeTruthy();
+    // Closed: the root host shows toasts again.
+    fireEvent.press(screen.getByTestId('transfer-cancel'));
+    await waitFor(() => expect(screen.queryByTestId('transfer-modal')).toBeNull());
+    act(() => {
+      toast.error('after the form');
+    });
+    expect(screen.getAllByText('after the form')).toHaveLength(1);
+  });
+
   it('refuses an amount under 0.01', async () => {
     const { calls } = server();
     await openForm();
@@ -124,6 +141,23 @@ describe('Transfer Funds', () => {
     act(() => jest.advanceTimersByTime(2000));
     expect(lookups(calls)).toHaveLength(1);
   });
+
+  for (const [what, answer] of [
+    ['429 (rate limited)', () => jsonResponse(429, { error: 'Too many requests', code: 'rate_limited' })],
+    ['a network error', () => Promise.reject(new TypeError('Network request failed'))],
+  ] as const) {
+    it(`a lookup failing with ${what} says 'Account not found'`, async () => {
+      jest.useFakeTimers();
+      server({ 'GET /api/user/account-details': answer as () => Response });
+      await openForm();
+      fireEvent.changeText(screen.getByTestId('transfer-to'), '123456');
+      await act(async () => {
+        jest.advanceTimersByTime(1000);
+      });
+      expect(await screen.findByText('Account not found')).toBeTruthy();
+      expect(screen.queryByTestId('transfer-recipient-name')).toBeNull();
+    });
+  }
 
   it("an unknown recipient toasts 'Account not found'", async () => {
     jest.useFakeTimers();

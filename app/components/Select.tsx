@@ -5,6 +5,7 @@ import { fontSize, radius, spacing, useTheme } from '../theme';
 import { Icon } from './Icon';
 import type { SelectProps } from './Select.types';
 import { Text } from './Text';
+import { Toaster } from './Toaster';
 
 export type { SelectOption, SelectProps } from './Select.types';
 
@@ -78,6 +79,7 @@ export function Select<V extends string | number = string>({
             />
           </View>
         </View>
+        {open ? <Toaster /> : null}
       </RNModal>
     </View>
   );

@@ -5,11 +5,10 @@ import { KeyboardAvoidingView, Platform, Pressable, ScrollView, StyleSheet, View
 import { useSafeAreaInsets } from 'react-native-safe-area-context';
 
 import { Button, Checkbox, Tabs, Text, TextField } from '../components';
-import { takeRememberedRoute } from '../navigators/redirect';
 import type { RootParamList } from '../navigators/routes';
 import { useLogin, useRegister } from '../services/api/auth';
 import { errorMessage } from '../services/api/client';
-import { useSession } from '../state/session';
+import { sessionStore, useSession } from '../state/session';
 import { toast } from '../state/toast';
 import { radius, spacing, useTheme } from '../theme';
 
@@ -50,7 +49,7 @@ export default function AuthScreen() {
   // Signed in (just now, or already): go to the remembered page, or /.
   useEffect(() => {
     if (!hydrated || !token) return;
-    const target = takeRememberedRoute();
+    const target = sessionStore.takeRememberedRoute();
     navigation.reset({
       index: 0,
       routes: [{ name: 'App', params: target ? { screen: target.name, params: target.params } : { screen: 'Dashboard' } }],

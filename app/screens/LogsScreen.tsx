@@ -1,7 +1,7 @@
 import { StyleSheet, View } from 'react-native';
 
 import { Button, DataTable, Screen, type Column } from '../components';
-import { useErrorToast } from '../components/admin';
+import { useErrorToast } from '../hooks/useErrorToast';
 import { UnexpectedFormatError, useAuditLogPages } from '../services/api/admin';
 import type { AuditLog } from '../services/api/types';
 import { spacing } from '../theme';

@@ -5,12 +5,12 @@ import { StyleSheet, View } from 'react-native';
 
 import { Button, DataTable, Screen, Select, Text, type Column } from '../components';
 import { TransactionTypeBadge } from '../components/StatusBadge';
-import { useErrorToast } from '../components/useErrorToast';
+import { useErrorToast } from '../hooks/useErrorToast';
 import type { AppParamList } from '../navigators/routes';
 import { useTransactionHistoryPages } from '../services/api/transactions';
 import type { Transaction, TransactionType } from '../services/api/types';
 import { spacing } from '../theme';
-import { datePart } from '../utils/format';
+import { datePart, formatMoney } from '../utils/format';
 
 /** Rows per page of "load more". */
 export const HISTORY_PAGE_SIZE = 50;
@@ -23,14 +23,6 @@ const FILTERS: { label: string; value: Filter }[] = [
   { label: 'Credit', value: 'CREDIT' },
 ];
 
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
-
-/** An amount in US dollar currency format: '$1,250.50'. */
-export function formatUsd(value: number | string | null | undefined): string {
-  const n = typeof value === 'string' ? Number(value) : (value ?? 0);
-  return usd.format(Number.isFinite(n) ? n : 0);
-}
-
 /** Transaction History (spec §2), `?account_id=`; type filter and paging by the server. */
 export default function TransactionHistoryScreen() {
   const route = useRoute<RouteProp<AppParamList, 'TransactionHistory'>>();
@@ -41,7 +33,8 @@ export default function TransactionHistoryScreen() {
     transaction_type: filter === 'ALL' ? undefined : filter,
     limit: HISTORY_PAGE_SIZE,
   });
-  useErrorToast(history.isError && !history.data, history.errorUpdatedAt, 'Failed to fetch transactions');
+  // A failed "load more" keeps the rows shown and says so below them; only a failed first page toasts.
+  useErrorToast(history.data ? null : history.error, history.errorUpdatedAt, 'Failed to fetch transactions');
 
   const rows = history.data?.pages.flatMap((p) => p?.data ?? []) ?? [];
 
@@ -49,7 +42,7 @@ export default function TransactionHistoryScreen() {
     { key: 'date', title: 'Date', render: (t) => datePart(t.transaction_date) },
     { key: 'description', title: 'Description', flex: 1.5, render: (t) => t.description ?? '' },
     { key: 'type', title: 'Type', render: (t) => <TransactionTypeBadge type={t.transaction_type} /> },
-    { key: 'amount', title: 'Amount', render: (t) => formatUsd(t.amount) },
+    { key: 'amount', title: 'Amount', render: (t) => formatMoney(t.amount) },
     { key: 'to', title: 'To Account', render: (t) => t.to_account_id },
   ];
 

@@ -14,8 +14,6 @@ export const defaultSidebarOpen = (viewportWidth: number) => !isNarrowViewport(v
 export const sidebarWidth = (open: boolean) => (open ? SIDEBAR_EXPANDED_WIDTH : SIDEBAR_COLLAPSED_WIDTH);
 /** On narrow screens an open sidebar dims the content behind a backdrop. */
 export const showSidebarBackdrop = (viewportWidth: number, open: boolean) => open && isNarrowViewport(viewportWidth);
-/** On narrow screens the open sidebar overlays the content instead of pushing it. */
-export const sidebarOverlays = (viewportWidth: number) => isNarrowViewport(viewportWidth);
 
 export interface SidebarState {
   open: boolean;

@@ -2,6 +2,8 @@ export interface Palette {
   background: string;
   surface: string;
   surfaceMuted: string;
+  /** An unread item's background in the notifications panel. */
+  surfaceAccent: string;
   border: string;
   text: string;
   textMuted: string;
@@ -22,12 +24,15 @@ export interface Palette {
   sidebarActive: string;
   input: string;
   focus: string;
+  /** Shadows under toasts and menus (iOS, web; Android uses elevation). */
+  shadow: string;
 }
 
 export const lightPalette: Palette = {
   background: '#f5f7fb',
   surface: '#ffffff',
   surfaceMuted: '#f1f5f9',
+  surfaceAccent: '#eff6ff',
   border: '#e2e8f0',
   text: '#0f172a',
   textMuted: '#475569', // 4.5:1 or better on surfaceMuted and background
@@ -48,12 +53,14 @@ export const lightPalette: Palette = {
   sidebarActive: '#dbeafe',
   input: '#ffffff',
   focus: '#93c5fd',
+  shadow: '#000000',
 };
 
 export const darkPalette: Palette = {
   background: '#0b1120',
   surface: '#111827',
   surfaceMuted: '#1f2937',
+  surfaceAccent: '#172554',
   border: '#334155',
   text: '#f1f5f9',
   textMuted: '#94a3b8',
@@ -74,6 +81,7 @@ export const darkPalette: Palette = {
   sidebarActive: '#1e3a8a',
   input: '#0f172a',
   focus: '#1d4ed8',
+  shadow: '#000000',
 };
 
 export const spacing = { xs: 4, sm: 8, md: 12, lg: 16, xl: 24, xxl: 32 } as const;
@@ -88,4 +96,10 @@ export const layout = {
   breakpoint: 768,
   profileMenuWidth: 224, // 14rem
   notificationsPanelWidth: 400,
+} as const;
+
+/** Raised surfaces: shadow on iOS and the web, elevation on Android (colour: `colors.shadow`). */
+export const elevation = {
+  toast: { shadowOpacity: 0.12, shadowRadius: 10, shadowOffset: { width: 0, height: 3 }, elevation: 6 },
+  menu: { shadowOpacity: 0.15, shadowRadius: 12, shadowOffset: { width: 0, height: 4 }, elevation: 8 },
 } as const;

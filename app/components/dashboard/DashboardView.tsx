@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { StyleSheet, View } from 'react-native';
 
+import { useErrorToast } from '../../hooks/useErrorToast';
 import { useAccounts } from '../../services/api/accounts';
 import { errorMessage } from '../../services/api/client';
 import { useDashboardSummary, useMonthlySummary } from '../../services/api/dashboard';
@@ -39,6 +40,7 @@ export function DashboardView({ variant }: { variant: DashboardVariant }) {
   const accept = useAcceptMoneyRequest();
   const decline = useDeclineMoneyRequest();
   const [busyId, setBusyId] = useState<number | null>(null);
+  useErrorToast(transactions.error, transactions.errorUpdatedAt, 'Failed to fetch transactions');
 
   const title = admin ? 'Admin Dashboard' : 'Dashboard';
   const testID = admin ? 'screen-admin-dashboard' : 'screen-user-dashboard';

@@ -2,7 +2,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tansta
 
 import { useSession } from '../../state/session';
 import { api } from './client';
-import { queryKeys } from './keys';
+import { invalidateMoneyQueries, queryKeys } from './keys';
 import type { HistoryQuery, Page, Role, Transaction, TransferPayload, TransferResponse } from './types';
 
 export const transactionsApi = {
@@ -52,11 +52,6 @@ export function useTransfer() {
   return useMutation({
     mutationFn: ({ payload, idempotencyKey }: { payload: TransferPayload; idempotencyKey?: string }) =>
       transactionsApi.transfer(payload, idempotencyKey),
-    onSuccess: () =>
-      Promise.all([
-        qc.invalidateQueries({ queryKey: ['transactions'] }),
-        qc.invalidateQueries({ queryKey: ['accounts'] }),
-        qc.invalidateQueries({ queryKey: ['dashboard'] }),
-      ]),
+    onSuccess: () => invalidateMoneyQueries(qc),
   });
 }

@@ -1,2 +1,0 @@
-export * from './fetchUsersError';
-export * from './useErrorToast';
