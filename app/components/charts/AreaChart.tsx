@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { View, type LayoutChangeEvent } from 'react-native';
 import { VictoryArea, VictoryAxis, VictoryChart } from 'victory-native';
 
-import { useTheme } from '../../theme';
+import { fontSize, useTheme } from '../../theme';
 
 export interface ChartPoint {
   name: string;
@@ -31,7 +31,7 @@ export default function AreaChart({ data, height = 300, testID, formatY, title =
   const onLayout = (e: LayoutChangeEvent) => setWidth(Math.floor(e.nativeEvent.layout.width));
   const axisStyle = {
     axis: { stroke: colors.border },
-    tickLabels: { fill: colors.textMuted, fontSize: 11 },
+    tickLabels: { fill: colors.textMuted, fontSize: fontSize.caption },
     grid: { stroke: 'transparent' },
   };
   return (

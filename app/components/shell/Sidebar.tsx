@@ -4,7 +4,7 @@ import { Platform, Pressable, ScrollView, StyleSheet, View, type GestureResponde
 import { hrefFor, type AppRouteName } from '../../navigators/routes';
 import type { Role } from '../../services/api/types';
 import { visibleSidebarGroups } from '../../state/sidebar';
-import { layout, radius, spacing, useTheme } from '../../theme';
+import { fontSize, layout, radius, spacing, useTheme } from '../../theme';
 import { Icon, type IconName } from '../Icon';
 import { Text } from '../Text';
 import { Logo } from './Logo';
@@ -101,5 +101,5 @@ const styles = StyleSheet.create({
     borderRadius: radius.md,
   },
   linkCollapsed: { justifyContent: 'center', paddingHorizontal: 0 },
-  linkLabel: { fontSize: 14, fontWeight: '500', flexShrink: 1 },
+  linkLabel: { fontSize: fontSize.sm, fontWeight: '500', flexShrink: 1 },
 });
