@@ -6,6 +6,7 @@ import { Text } from 'react-native';
 import type { RootParamList } from '../navigators/routes';
 import AuthScreen from '../screens/AuthScreen';
 import type { User } from '../services/api/types';
+import { serverAddress } from '../services/serverAddress';
 import { sessionStore } from '../state/session';
 import { toast } from '../state/toast';
 import { jsonResponse, mockFetch, renderWithProviders } from './testUtils';
@@ -179,5 +180,62 @@ describe('AuthScreen', () => {
     answer = jsonResponse(502);
     fireEvent.press(screen.getByTestId('register-submit'));
     expect(await screen.findByText('Registration failed')).toBeTruthy();
+  });
+
+  describe('the Server field (Android/iOS)', () => {
+    const defaultServer = serverAddress.get();
+    afterEach(() => serverAddress.set(defaultServer));
+
+    const login = () => {
+      fireEvent.changeText(screen.getByLabelText('Username'), 'alice@meridian.test');
+      fireEvent.changeText(screen.getByLabelText('Password'), 'alice12345');
+      fireEvent.press(screen.getByTestId('login-submit'));
+    };
+
+    it("shows the build's server, checks a new one with GET /readyz, remembers it and signs in there", async () => {
+      const { calls } = mockFetch({
+        'GET /readyz': () => jsonResponse(200, { status: 'ready' }),
+        'POST /api/auth/login': () => jsonResponse(200, { token: 'tok-9', expires_at: '', user }),
+      });
+      renderAuth();
+      expect(screen.getByLabelText('Server')).toHaveDisplayValue(defaultServer);
+      fireEvent.changeText(screen.getByLabelText('Server'), '192.168.1.20:8080/');
+      login();
+      expect(await screen.findByText('APP Dashboard')).toBeTruthy();
+      expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual([
+        'GET http://192.168.1.20:8080/readyz',
+        'POST http://192.168.1.20:8080/api/auth/login',
+      ]);
+      expect(serverAddress.get()).toBe('http://192.168.1.20:8080');
+    });
+
+    it('refuses a server that does not answer /readyz, and sends nothing else', async () => {
+      const { calls } = mockFetch({ 'GET /readyz': () => jsonResponse(503, { error: 'The database is not reachable' }) });
+      renderAuth();
+      fireEvent.changeText(screen.getByLabelText('Server'), 'http://10.0.0.9:8080');
+      login();
+      const message = 'The server at http://10.0.0.9:8080 is not ready: The database is not reachable';
+      expect(await screen.findAllByText(message)).toHaveLength(2); // the toast and the field's error
+      expect(calls.map((c) => c.path)).toEqual(['/readyz']);
+      expect(serverAddress.get()).toBe(defaultServer);
+      expect(sessionStore.getState().token).toBeNull();
+    });
+
+    it('refuses text that is no server address', async () => {
+      const { calls } = mockFetch({});
+      renderAuth();
+      fireEvent.changeText(screen.getByLabelText('Server'), 'ftp://nowhere');
+      login();
+      expect(await screen.findByText('Enter the server address, e.g. http://192.168.1.20:8080')).toBeTruthy();
+      expect(calls).toHaveLength(0);
+    });
+
+    it('an unchanged server is not checked again', async () => {
+      const { calls } = mockFetch({ 'POST /api/auth/login': () => jsonResponse(200, { token: 'tok-9', expires_at: '', user }) });
+      renderAuth();
+      login();
+      expect(await screen.findByText('APP Dashboard')).toBeTruthy();
+      expect(calls.map((c) => c.path)).toEqual(['/api/auth/login']);
+    });
   });
 });

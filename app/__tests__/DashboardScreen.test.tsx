@@ -10,7 +10,7 @@ import { jsonResponse, mockFetch } from './testUtils';
 jest.mock('../components/charts', () => {
   const { Text } = require('react-native');
   return {
-    LazyAreaChart: ({ data, height }: { data: Array<{ name: string; total: number }>; height: number }) => (
+    AreaChart: ({ data, height }: { data: Array<{ name: string; total: number }>; height: number }) => (
       <Text testID="chart">{`points=${data.length} height=${height}`}</Text>
     ),
   };

@@ -1,5 +1,7 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-native';
 
+import { randomUUID } from 'expo-crypto';
+
 import TransferFundsScreen from '../screens/TransferFundsScreen';
 import { sessionStore } from '../state/session';
 import { toast } from '../state/toast';
@@ -182,6 +184,9 @@ describe('Transfer Funds', () => {
     const post = calls.find((c) => c.method === 'POST')!;
     expect(post.body).toEqual({ account_id: '100200300', to_account_id: '900800700', amount: '12.50', description: 'Dinner' });
     expect(post.headers['Idempotency-Key']).toMatch(/^[0-9a-f-]{36}$/);
+    // From expo-crypto (Hermes has no crypto.randomUUID; no Math.random fallback).
+    expect(randomUUID).toHaveBeenCalled();
+    expect(post.headers['Idempotency-Key']).toBe((randomUUID as jest.Mock).mock.results[0].value);
     await waitFor(() => expect(screen.queryByTestId('transfer-modal')).toBeNull());
   });
 

@@ -8,7 +8,7 @@ import { toast } from '../state/toast';
 import { jsonResponse, mockFetch, renderWithProviders } from './testUtils';
 
 // Charts are not under test here.
-jest.mock('../components/charts', () => ({ LazyAreaChart: () => null }));
+jest.mock('../components/charts', () => ({ AreaChart: () => null }));
 
 const customer: User = {
   id: 2,

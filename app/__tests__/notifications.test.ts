@@ -1,4 +1,4 @@
-import { openNotificationSocket, parsePush } from '../services/notificationSocket';
+import { openNotificationSocket, parseSocketMessage } from '../services/notificationSocket';
 import {
   addPush,
   allNotifications,
@@ -130,12 +130,55 @@ describe('live notification socket', () => {
   });
   afterEach(() => jest.useRealTimers());
 
-  const open = (onNotification = jest.fn()) =>
+  const open = (onNotification = jest.fn(), onResync = jest.fn()) =>
     openNotificationSocket({
       url: 'ws://host/ws?user_id=1&token=t',
       onNotification,
+      onResync,
       createSocket: (u) => new FakeSocket(u),
     });
+
+  it('a {"type":"resync"} message asks for a refetch, and is not a notification', () => {
+    const onNotification = jest.fn();
+    const onResync = jest.fn();
+    open(onNotification, onResync);
+    FakeSocket.all[0].open();
+    FakeSocket.all[0].send(JSON.stringify({ type: 'resync' }));
+    expect(onResync).toHaveBeenCalledTimes(1);
+    expect(onNotification).not.toHaveBeenCalled();
+    expect(parseSocketMessage('{"type":"resync"}')).toEqual({ type: 'resync' });
+  });
+
+  it('pause() closes without retrying; resume() reconnects at once with the retries restored', () => {
+    const socket = open();
+    FakeSocket.all[0].drop();
+    for (let i = 1; i <= 5; i++) {
+      jest.advanceTimersByTime(3000);
+      FakeSocket.all[i].drop();
+    }
+    // Gave up after 5 retries (as a phone asleep in the background would).
+    jest.advanceTimersByTime(60_000);
+    expect(FakeSocket.all).toHaveLength(6);
+    expect(socket.retries).toBe(5);
+    socket.resume();
+    expect(FakeSocket.all).toHaveLength(7);
+    expect(socket.retries).toBe(0);
+    FakeSocket.all[6].open();
+
+    socket.pause();
+    expect(FakeSocket.all[6].closed).toBe(true);
+    jest.advanceTimersByTime(60_000);
+    expect(FakeSocket.all).toHaveLength(7);
+    socket.resume();
+    expect(FakeSocket.all).toHaveLength(8);
+    // Already connecting: a second resume opens nothing more.
+    socket.resume();
+    expect(FakeSocket.all).toHaveLength(8);
+    // Retries work again after a resume.
+    FakeSocket.all[7].drop();
+    jest.advanceTimersByTime(3000);
+    expect(FakeSocket.all).toHaveLength(9);
+  });
 
   it('delivers parsed pushes and ignores junk', () => {
     const onNotification = jest.fn();
@@ -148,7 +191,7 @@ describe('live notification socket', () => {
     s.send(JSON.stringify({ nope: true }));
     expect(onNotification).toHaveBeenCalledTimes(1);
     expect(onNotification.mock.calls[0][0]).toMatchObject({ id: 1, message: 'You received $5.00 from account 1' });
-    expect(parsePush(42)).toBeNull();
+    expect(parseSocketMessage(42)).toBeNull();
   });
 
   it('retries up to 5 times, 3000 ms apart, then gives up', () => {

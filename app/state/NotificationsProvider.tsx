@@ -4,7 +4,8 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState, t
 import { notificationSocketUrl } from '../config';
 import { useErrorToast } from '../hooks/useErrorToast';
 import { errorMessage } from '../services/api/client';
-import { queryKeys } from '../services/api/keys';
+import { invalidateMoneyQueries, queryFamilies, queryKeys } from '../services/api/keys';
+import { subscribeAppLifecycle } from '../services/appLifecycle';
 import { notificationsApi } from '../services/api/notifications';
 import type { NotificationFilter, ServerNotification } from '../services/api/types';
 import { openNotificationSocket, type NotificationSocketOptions } from '../services/notificationSocket';
@@ -97,20 +98,36 @@ export function NotificationsProvider({ children, createSocket }: NotificationsP
   useEffect(() => {
     if (!token || userId === undefined || userId === null) return;
     setConnection('connecting');
+    // The server may have missed events (resync), or the app was away: refetch what a push would have changed.
+    const resync = () => {
+      void queryClient.invalidateQueries({ queryKey: queryFamilies.notifications });
+      void invalidateMoneyQueries(queryClient);
+    };
     const socket = openNotificationSocket({
       url: notificationSocketUrl(userId, token),
       createSocket,
       onStatus: setConnection,
+      onResync: resync,
       onNotification: (push) => {
         updateLive((l) => ({ ...l, pushed: addPush(l.pushed, fromPush(push)) }));
         toast.success(push.message);
       },
     });
+    // Backgrounded: the socket pauses. Back in front (or online again): it
+    // reconnects with fresh retries, and the notifications are fetched again.
+    const unsubscribe = subscribeAppLifecycle({
+      onBackground: () => socket.pause(),
+      onForeground: () => {
+        socket.resume();
+        void queryClient.invalidateQueries({ queryKey: queryFamilies.notifications });
+      },
+    });
     return () => {
+      unsubscribe();
       socket.close();
       setConnection('off');
     };
-  }, [token, userId, createSocket, updateLive]);
+  }, [token, userId, createSocket, updateLive, queryClient]);
 
   const markRead = useCallback(
     (id: number | string) => {

@@ -22,8 +22,8 @@ export interface AreaChartProps {
 
 /**
  * An area chart (x = name, y = total) with victory-native + react-native-svg,
- * on the web and on Android/iOS. Heavy: import it through `LazyAreaChart`
- * (./index.tsx) so it stays out of the initial bundle.
+ * on the web and on Android/iOS. Heavy (victory): only the Dashboard chunk
+ * imports it, so it stays out of the initial bundle.
  */
 export default function AreaChart({ data, height = 300, testID, formatY, title = 'Chart' }: AreaChartProps) {
   const { colors } = useTheme();

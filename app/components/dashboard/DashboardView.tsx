@@ -13,7 +13,7 @@ import { spacing, useTheme } from '../../theme';
 import { datePart, formatMoney } from '../../utils/format';
 import { Button } from '../Button';
 import { Card } from '../Card';
-import { LazyAreaChart } from '../charts';
+import { AreaChart } from '../charts';
 import { DataTable, type Column } from '../DataTable';
 import { Loading } from '../Loading';
 import { Screen } from '../Screen';
@@ -138,7 +138,7 @@ export function DashboardView({ variant }: { variant: DashboardVariant }) {
       </View>
 
       <Card title={admin ? 'Monthly User Growth' : 'Monthly Transaction Summary'} testID="dashboard-chart">
-        <LazyAreaChart
+        <AreaChart
           data={monthly.data ?? []}
           height={300}
           title={admin ? 'Monthly User Growth' : 'Monthly Transaction Summary'}
