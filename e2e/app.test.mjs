@@ -278,17 +278,22 @@ describe('Meridian web app against bin/meridian', () => {
       await signIn(page, ALICE);
       await page.locator(byTestId('shell')).waitFor();
       const width = async () => (await page.locator(byTestId('sidebar')).boundingBox())?.width;
-      assert.equal(await width(), 70);
-      assert.equal(await page.locator(byTestId('sidebar')).getAttribute('data-state'), 'collapsed');
+      // Below 768px no rail: the sidebar is a drawer, closed.
+      assert.equal(await page.locator(byTestId('sidebar')).count(), 0);
       assert.equal(await page.locator(byTestId('sidebar-backdrop')).count(), 0);
       await page.locator(byTestId('sidebar-toggle')).click();
       await page.locator(byTestId('sidebar-backdrop')).waitFor();
       assert.equal(await width(), 240);
       assert.equal(await page.locator(byTestId('sidebar')).getAttribute('data-state'), 'expanded');
-      // A click outside (on the dimmed content) collapses it.
+      // A click outside (on the dimmed content) closes it.
       await page.mouse.click(360, 400);
       await page.locator(byTestId('sidebar-backdrop')).waitFor({ state: 'detached' });
-      assert.equal(await width(), 70);
+      assert.equal(await page.locator(byTestId('sidebar')).count(), 0);
+      // Escape closes it too.
+      await page.locator(byTestId('sidebar-toggle')).click();
+      await page.locator(byTestId('sidebar-drawer')).waitFor();
+      await page.keyboard.press('Escape');
+      await page.locator(byTestId('sidebar-drawer')).waitFor({ state: 'detached' });
       // Wider than 768px: expanded.
       await page.setViewportSize({ width: 1024, height: 800 });
       await page.waitForFunction(() => document.querySelector('[data-testid="sidebar"]')?.getBoundingClientRect().width === 240);

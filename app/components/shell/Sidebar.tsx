@@ -60,7 +60,8 @@ export function Sidebar({ open, width, role, activeRoute, onNavigate }: SidebarP
                   role="link"
                   {...(Platform.OS === 'web' ? ({ href: hrefFor(link.route) } as object) : {})}
                   accessibilityLabel={link.label}
-                  aria-current={active ? 'page' : undefined}
+                  // The current page: aria-current on the web; Android/iOS have no such state, so 'selected'.
+                  {...(Platform.OS === 'web' ? { 'aria-current': active ? 'page' : undefined } : { accessibilityState: { selected: active } })}
                   onPress={onPress}
                   style={({ hovered }: PressState) => [
                     styles.link,
