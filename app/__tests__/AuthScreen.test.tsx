@@ -1,6 +1,6 @@
 import { NavigationContainer, useRoute } from '@react-navigation/native';
 import { createNativeStackNavigator } from '@react-navigation/native-stack';
-import { act, fireEvent, screen, waitFor } from '@testing-library/react-native';
+import { act, fireEvent, onWeb, screen, valueOf, waitFor } from './rtl';
 import { Text } from 'react-native';
 
 import type { RootParamList } from '../navigators/routes';
@@ -154,7 +154,7 @@ describe('AuthScreen', () => {
     expect(await screen.findByText('Registration successful!')).toBeTruthy();
     await waitFor(() => expect(screen.getByText('Sign in to your account')).toBeTruthy());
     expect(screen.getByRole('tab', { name: 'Login' })).toBeSelected();
-    expect(screen.getByLabelText('Username').props.value).toBe('carol@meridian.test');
+    expect(valueOf(screen.getByLabelText('Username'))).toBe('carol@meridian.test');
     expect(calls[0]).toMatchObject({
       method: 'POST',
       path: '/api/auth/register',
@@ -182,7 +182,20 @@ describe('AuthScreen', () => {
     expect(await screen.findByText('Registration failed')).toBeTruthy();
   });
 
-  describe('the Server field (Android/iOS)', () => {
+  if (onWeb) {
+    it('the web has no Server field: it talks to its own origin', async () => {
+      const { calls } = mockFetch({ 'POST /api/auth/login': () => jsonResponse(200, { token: 'tok-9', expires_at: '', user }) });
+      renderAuth();
+      expect(screen.queryByLabelText('Server')).toBeNull();
+      fireEvent.changeText(screen.getByLabelText('Username'), 'alice@meridian.test');
+      fireEvent.changeText(screen.getByLabelText('Password'), 'alice12345');
+      fireEvent.press(screen.getByTestId('login-submit'));
+      expect(await screen.findByText('APP Dashboard')).toBeTruthy();
+      expect(calls.map((c) => c.url)).toEqual(['/api/auth/login']);
+    });
+  }
+
+  if (!onWeb) describe('the Server field (Android/iOS)', () => {
     const defaultServer = serverAddress.get();
     afterEach(() => serverAddress.set(defaultServer));
 

@@ -1,4 +1,4 @@
-import { fireEvent, screen, waitFor, within } from '@testing-library/react-native';
+import { chooseOption, fireEvent, screen, waitFor, within } from './rtl';
 
 import AdminDashboardScreen from '../screens/AdminDashboardScreen';
 import UserDashboardScreen from '../screens/UserDashboardScreen';
@@ -59,9 +59,8 @@ beforeEach(async () => {
     renderScreen(UserDashboardScreen);
     await waitFor(() => expect(screen.getByTestId('dashboard-balance')).toHaveTextContent('$1,250.60'));
     expect(screen.queryByTestId('dashboard-account-link')).toBeNull();
-    fireEvent.press(screen.getByTestId('dashboard-account-select'));
     expect(screen.getAllByText('Select an account').length).toBeGreaterThan(0);
-    fireEvent.press(screen.getByText('100200301'));
+    chooseOption('dashboard-account-select', '100200301');
     expect(screen.getByTestId('dashboard-balance')).toHaveTextContent('$0.10');
     const link = screen.getByTestId('dashboard-account-link');
     expect(link).toHaveTextContent('100200301');

@@ -1,4 +1,4 @@
-import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-native';
+import { act, fireEvent, screen, waitFor, within } from './rtl';
 
 import LogsScreen from '../screens/LogsScreen';
 import type { AuditLog } from '../services/api/types';

@@ -1,5 +1,4 @@
-import { fireEvent, screen, waitFor, within } from '@testing-library/react-native';
-import { Modal } from 'react-native';
+import { chooseOption, fireEvent, pressEscape, screen, waitFor, within } from './rtl';
 
 import MoneyRequestScreen from '../screens/MoneyRequestScreen';
 import { accounts, customer, renderScreen, requests, signedInAs } from './screenHarness';
@@ -49,9 +48,8 @@ describe('Money Requests', () => {
 
     fireEvent.press(screen.getByTestId('request-menu-31'));
     expect(screen.getByTestId('request-decline-31')).toBeTruthy();
-    // React Native calls onRequestClose for Escape (web) and the back button (Android).
-    const menuWindow = screen.UNSAFE_getAllByType(Modal).find((m) => m.props.visible)!;
-    fireEvent(menuWindow, 'requestClose');
+    // Escape on the web, the back button on Android.
+    pressEscape();
     expect(screen.queryByTestId('request-decline-31')).toBeNull();
   });
 
@@ -114,8 +112,7 @@ describe('Money Requests', () => {
     await screen.findByText('$20.00');
     const fill = () => {
       fireEvent.press(screen.getByTestId('request-new'));
-      fireEvent.press(screen.getByTestId('request-from'));
-      fireEvent.press(screen.getByText('100200301'));
+      chooseOption('request-from', '100200301');
       fireEvent.changeText(screen.getByTestId('request-to'), '900800700');
       fireEvent.changeText(screen.getByTestId('request-amount'), '7.5');
       fireEvent.changeText(screen.getByTestId('request-description'), 'Cinema');

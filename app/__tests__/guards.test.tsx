@@ -1,4 +1,4 @@
-import { act, fireEvent, screen, waitFor } from '@testing-library/react-native';
+import { act, fireEvent, onWeb, screen, waitFor } from './rtl';
 
 import { AppNavigator } from '../navigators/AppNavigator';
 import { navigationRef } from '../navigators/navigationRef';
@@ -36,6 +36,8 @@ function serverMock(extra: Record<string, (body: unknown) => Response> = {}) {
 const noSocket = () => ({ onopen: null, onclose: null, onerror: null, onmessage: null, close: () => undefined });
 
 beforeEach(async () => {
+  // The web keeps the page in the URL: every test starts at /.
+  if (onWeb) window.history.replaceState(null, '', '/');
   global.WebSocket = jest.fn(noSocket) as unknown as typeof WebSocket;
   await sessionStore.signOut();
 });

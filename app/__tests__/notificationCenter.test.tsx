@@ -1,5 +1,5 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react-native';
+import { act, fireEvent, onWeb, render, screen, setWindowSize, waitFor, within } from './rtl';
 import * as RN from 'react-native';
 import { SafeAreaProvider } from 'react-native-safe-area-context';
 
@@ -60,8 +60,7 @@ function renderCenter(client = makeQueryClient()) {
 
 beforeEach(async () => {
   sockets = [];
-  const size = { width: 1280, height: 800, scale: 1, fontScale: 1 };
-  RN.Dimensions.set({ window: size, screen: size });
+  setWindowSize(1280);
   await sessionStore.signIn('tok-bob', user);
 });
 
@@ -156,7 +155,7 @@ it('{"type":"resync"} refetches the notifications and what money changes touch',
   await waitFor(() => expect(calls.filter((c) => c.path === '/api/user/notifications')).toHaveLength(2));
 });
 
-it('background pauses the socket; back in front it reconnects (retries reset) and the list is fetched again', async () => {
+if (!onWeb) it('background pauses the socket; back in front it reconnects (retries reset) and the list is fetched again', async () => {
   const device = fakeDevice();
   try {
     const { calls } = mockFetch({ 'GET /api/user/notifications': () => jsonResponse(200, []) });

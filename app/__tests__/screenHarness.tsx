@@ -1,6 +1,6 @@
 import { NavigationContainer, useRoute } from '@react-navigation/native';
 import { createNativeStackNavigator } from '@react-navigation/native-stack';
-import { act } from '@testing-library/react-native';
+import { act } from './rtl';
 import type { ComponentType, ReactElement } from 'react';
 import { Text } from 'react-native';
 

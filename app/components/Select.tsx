@@ -57,6 +57,7 @@ export function Select<V extends string | number = string>({
               </Text>
             ) : null}
             <FlatList
+              testID={testID ? `${testID}-options` : undefined}
               data={rows}
               keyExtractor={(item, i) => `${String(item.value)}-${i}`}
               renderItem={({ item }) => {
@@ -64,6 +65,8 @@ export function Select<V extends string | number = string>({
                 return (
                   <Pressable
                     accessibilityRole="button"
+                    accessibilityLabel={item.label}
+                    testID={item.value === null && testID ? `${testID}-placeholder` : undefined}
                     accessibilityState={{ selected: isSelected }}
                     onPress={() => {
                       onChange(item.value);
