@@ -23,6 +23,11 @@ import { roleMayOpen, type AppParamList, type AppRouteName, type RootParamList }
 
 export interface ShellScreenOptions {
   title?: string;
+  /**
+   * The page is a long list that scrolls itself (a virtualized table on
+   * Android/iOS), so the shell does not wrap it in its scroll view.
+   */
+  listScreen?: boolean;
 }
 
 type ShellNavigatorProps = DefaultNavigatorOptions<
@@ -101,6 +106,7 @@ function ShellNavigator({ id, initialRouteName, children, screenOptions, layout,
 
   return render(
     <Shell
+      pageScrollsItself={descriptors[route.key].options.listScreen === true}
       user={user}
       activeRoute={routeName}
       onNavigate={(name) => navigation.navigate(name)}

@@ -38,7 +38,7 @@ export default function LogsScreen() {
   const failedFirstPage = logs.isError && rows.length === 0;
 
   return (
-    <Screen title="System Logs" testID="screen-logs">
+    <Screen title="System Logs" testID="screen-logs" fill>
       <DataTable
         testID="logs-table"
         columns={columns}
@@ -50,20 +50,23 @@ export default function LogsScreen() {
         emptyText="No logs available"
         stackBelow={760}
         stackedRole="list"
+        virtualized
+        footer={
+          logs.hasNextPage ? (
+            <View style={styles.more}>
+              <Button
+                title={logs.isFetchingNextPage ? 'Loading...' : 'Load more'}
+                variant="outline"
+                testID="logs-load-more"
+                loading={logs.isFetchingNextPage}
+                onPress={() => void logs.fetchNextPage()}
+              />
+            </View>
+          ) : null
+        }
       />
-      {logs.hasNextPage ? (
-        <View style={styles.more}>
-          <Button
-            title={logs.isFetchingNextPage ? 'Loading...' : 'Load more'}
-            variant="outline"
-            testID="logs-load-more"
-            loading={logs.isFetchingNextPage}
-            onPress={() => void logs.fetchNextPage()}
-          />
-        </View>
-      ) : null}
     </Screen>
   );
 }
 
-const styles = StyleSheet.create({ more: { alignItems: 'center', paddingBottom: spacing.lg } });
+const styles = StyleSheet.create({ more: { alignItems: 'center', paddingVertical: spacing.lg } });

@@ -47,7 +47,7 @@ export default function TransactionHistoryScreen() {
   ];
 
   return (
-    <Screen title="Transaction History" testID="screen-transaction-history">
+    <Screen title="Transaction History" testID="screen-transaction-history" fill>
       <View style={styles.toolbar}>
         <Text variant="muted" testID="history-scope">
           {accountId ? `Account ${accountId}` : 'All accounts'}
@@ -71,22 +71,27 @@ export default function TransactionHistoryScreen() {
         loadingText="Loading transactions..."
         error={history.isError && !history.data ? 'Failed to load transactions' : null}
         emptyText="No transactions found."
+        virtualized
+        footer={
+          <>
+            {history.hasNextPage ? (
+              <Button
+                title="Load more"
+                variant="outline"
+                testID="history-load-more"
+                loading={history.isFetchingNextPage}
+                onPress={() => void history.fetchNextPage()}
+                style={styles.more}
+              />
+            ) : null}
+            {history.isFetchNextPageError ? (
+              <Text variant="muted" role="alert">
+                Failed to load transactions
+              </Text>
+            ) : null}
+          </>
+        }
       />
-      {history.hasNextPage ? (
-        <Button
-          title="Load more"
-          variant="outline"
-          testID="history-load-more"
-          loading={history.isFetchingNextPage}
-          onPress={() => void history.fetchNextPage()}
-          style={styles.more}
-        />
-      ) : null}
-      {history.isFetchNextPageError ? (
-        <Text variant="muted" role="alert">
-          Failed to load transactions
-        </Text>
-      ) : null}
     </Screen>
   );
 }
@@ -94,5 +99,5 @@ export default function TransactionHistoryScreen() {
 const styles = StyleSheet.create({
   toolbar: { flexDirection: 'row', flexWrap: 'wrap', alignItems: 'flex-end', justifyContent: 'space-between', gap: spacing.md },
   filter: { minWidth: 200, flexGrow: 0 },
-  more: { alignSelf: 'center' },
+  more: { alignSelf: 'center', marginVertical: spacing.md },
 });

@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { Pressable, ScrollView, StyleSheet, View, useWindowDimensions } from 'react-native';
+import { Platform, Pressable, ScrollView, StyleSheet, View, useWindowDimensions } from 'react-native';
 import { useSafeAreaInsets } from 'react-native-safe-area-context';
 
 import type { AppRouteName } from '../../navigators/routes';
@@ -8,6 +8,7 @@ import { useNotificationCenter } from '../../state/NotificationsProvider';
 import { useDismissKey } from '../../hooks/useDismissKey';
 import { useSidebar } from '../../state/sidebar';
 import { useTheme } from '../../theme';
+import { PageFooterContext } from '../pageFooter';
 import { Footer } from './Footer';
 import { Header } from './Header';
 import { NotificationsMenu } from './NotificationsMenu';
@@ -16,6 +17,8 @@ import { ProfileMenu } from './ProfileMenu';
 import { Sidebar } from './Sidebar';
 
 export interface ShellProps {
+  /** The page is a virtualized list that scrolls itself (Android/iOS); the web always scrolls the page. */
+  pageScrollsItself?: boolean;
   user: User | null;
   activeRoute: AppRouteName;
   onNavigate: (route: AppRouteName) => void;
@@ -32,7 +35,7 @@ export interface ShellProps {
  * closed. The safe area (notch, home indicator, landscape cut-outs) is kept
  * clear on all four sides.
  */
-export function Shell({ user, activeRoute, onNavigate, onLogout, children }: ShellProps) {
+export function Shell({ pageScrollsItself = false, user, activeRoute, onNavigate, onLogout, children }: ShellProps) {
   const { colors } = useTheme();
   const { width } = useWindowDimensions();
   const insets = useSafeAreaInsets();
@@ -77,10 +80,17 @@ export function Shell({ user, activeRoute, onNavigate, onLogout, children }: She
           onOpenNotifications={() => setMenu('notifications')}
           onOpenProfile={() => setMenu('profile')}
         />
-        <ScrollView testID="content" style={styles.content} contentContainerStyle={styles.contentInner}>
-          <View style={styles.page}>{children}</View>
-          <Footer />
-        </ScrollView>
+        {pageScrollsItself && Platform.OS !== 'web' ? (
+          // A long list scrolls itself and shows the footer after its last row.
+          <View testID="content" style={styles.content}>
+            <PageFooterContext.Provider value={<Footer />}>{children}</PageFooterContext.Provider>
+          </View>
+        ) : (
+          <ScrollView testID="content" style={styles.content} contentContainerStyle={styles.contentInner}>
+            <View style={styles.page}>{children}</View>
+            <Footer />
+          </ScrollView>
+        )}
       </View>
       {drawerOpen ? (
         <>
