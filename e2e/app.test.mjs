@@ -226,6 +226,57 @@ describe('Meridian web app against bin/meridian', () => {
     });
   });
 
+  test('a toast raised while a form is open shows above it; Escape closes the request menu', async () => {
+    await scenario('toast over modal, menu escape', async (page) => {
+      const payer = await newCustomer(server.baseURL, 'Menu Payer');
+      const payerAccount = await openAccount(payer, 50);
+      const asker = await newCustomer(server.baseURL, 'Menu Asker');
+      const askerAccount = await openAccount(asker, 0);
+      const request = await asker.client.post('/user/money-request', {
+        requester_id: askerAccount.account_number,
+        recipient_id: payerAccount.account_number,
+        amount: 2,
+        description: 'menu',
+      });
+
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, payer);
+      await page.locator(byTestId('shell')).waitFor();
+
+      // The transfer form open, submitted empty: the toast is on top of the dialog, not under it.
+      await page.goto(`${server.baseURL}/transfer-funds`);
+      await page.locator(byTestId('transfer-open')).click();
+      await page.locator(byTestId('transfer-modal')).waitFor();
+      await page.locator(byTestId('transfer-submit')).click();
+      const toastEl = page.locator('[data-testid="toast-error"]', { hasText: 'Amount, From Account, and Recipient are required.' });
+      await toastEl.waitFor({ state: 'visible' });
+      assert.equal(await page.locator('[data-testid="toast-error"]', { hasText: 'Amount, From Account, and Recipient are required.' }).count(), 1);
+      const onTop = await toastEl.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return !!hit && el.contains(hit);
+      });
+      assert.equal(onTop, true, 'the toast is the topmost element where it is drawn');
+      await page.keyboard.press('Escape');
+      await page.locator(byTestId('transfer-modal')).waitFor({ state: 'detached' });
+
+      // The Accept/Decline menu: Escape closes it, and so does a click outside.
+      await page.goto(`${server.baseURL}/money-request`);
+      const menu = page.locator(byTestId(`request-menu-${request.data.ID}`));
+      await menu.click();
+      await page.locator(byTestId(`request-accept-${request.data.ID}`)).waitFor();
+      assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+      await page.keyboard.press('Escape');
+      await page.locator(byTestId(`request-accept-${request.data.ID}`)).waitFor({ state: 'detached' });
+      await menu.click();
+      await page.locator(byTestId(`request-decline-${request.data.ID}`)).waitFor();
+      await page.mouse.click(5, 400);
+      await page.locator(byTestId(`request-decline-${request.data.ID}`)).waitFor({ state: 'detached' });
+      // The page has its 'Request History' heading.
+      await page.getByRole('heading', { name: 'Request History' }).waitFor();
+    });
+  });
+
   test('a live notification: a transfer to B shows a toast and the badge', async () => {
     const a = await newCustomer(server.baseURL, 'Alan Sender');
     const b = await newCustomer(server.baseURL, 'Beth Receiver');

@@ -11,6 +11,7 @@ import {
 } from 'react-native';
 import { useSafeAreaInsets } from 'react-native-safe-area-context';
 
+import { useDismissKey } from '../hooks/useDismissKey';
 import { radius, spacing, useTheme } from '../theme';
 import { IconButton } from './IconButton';
 import { Text } from './Text';
@@ -40,8 +41,17 @@ export function Modal({ visible, onClose, title, children, footer, testID, maxWi
   const { colors } = useTheme();
   const { height } = useWindowDimensions();
   const insets = useSafeAreaInsets();
+  // The web: Escape (see useDismissKey.web); Android: the back button reaches onRequestClose.
+  useDismissKey(Platform.OS === 'web' && visible, onClose);
   return (
-    <RNModal visible={visible} transparent animationType="fade" onRequestClose={onClose} statusBarTranslucent navigationBarTranslucent>
+    <RNModal
+      visible={visible}
+      transparent
+      animationType="fade"
+      onRequestClose={() => visible && onClose()}
+      statusBarTranslucent
+      navigationBarTranslucent
+    >
       <KeyboardAvoidingView
         // Android draws edge to edge (SDK 57): the window is not resized for the keyboard, so pad on both.
         behavior={Platform.OS === 'web' ? undefined : 'padding'}

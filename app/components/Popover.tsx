@@ -1,7 +1,8 @@
 import type { ReactNode } from 'react';
-import { Modal as RNModal, Pressable, StyleSheet, View, useWindowDimensions, type StyleProp, type ViewStyle } from 'react-native';
+import { Modal as RNModal, Platform, Pressable, StyleSheet, View, useWindowDimensions, type StyleProp, type ViewStyle } from 'react-native';
 import { useSafeAreaInsets } from 'react-native-safe-area-context';
 
+import { useDismissKey } from '../hooks/useDismissKey';
 import { elevation, radius, spacing, useTheme } from '../theme';
 import { Toaster } from './Toaster';
 
@@ -45,8 +46,17 @@ export function Popover({ visible, onClose, top = 0, right = MARGIN, anchor, wid
   const wantedRight = anchor ? window.width - (anchor.x + anchor.width) : right;
   const r = Math.max(MARGIN, Math.min(wantedRight, window.width - w - MARGIN));
   const t = anchor ? anchor.y + anchor.height + spacing.xs : top + insets.top;
+  // The web: Escape (see useDismissKey.web); Android: the back button reaches onRequestClose.
+  useDismissKey(Platform.OS === 'web' && visible, onClose);
   return (
-    <RNModal visible={visible} transparent animationType="none" onRequestClose={onClose} statusBarTranslucent navigationBarTranslucent>
+    <RNModal
+      visible={visible}
+      transparent
+      animationType="none"
+      onRequestClose={() => visible && onClose()}
+      statusBarTranslucent
+      navigationBarTranslucent
+    >
       <Pressable testID={testID ? `${testID}-backdrop` : undefined} style={StyleSheet.absoluteFill} onPress={onClose} accessibilityLabel="Close menu" />
       <View
         testID={testID}
