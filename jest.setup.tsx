@@ -26,3 +26,9 @@ jest.mock('@expo/vector-icons/Feather', () => {
   const Feather = ({ name }: { name: string }) => <View testID={`icon-${name}`} />;
   return { __esModule: true, default: Feather };
 });
+
+// NetInfo has no native module under Jest: the library's own mock (always online).
+jest.mock('@react-native-community/netinfo', () => require('@react-native-community/netinfo/jest/netinfo-mock.js'));
+
+// expo-crypto's native randomUUID: Node's, under Jest.
+jest.mock('expo-crypto', () => ({ randomUUID: jest.fn(() => require('crypto').randomUUID()) }));

@@ -4,17 +4,23 @@ import { useEffect } from 'react';
 import { SafeAreaProvider } from 'react-native-safe-area-context';
 
 import { ErrorBoundary } from './components/ErrorBoundary';
+import { loadServerAddress } from './config';
 import { Toaster } from './components/Toaster';
 import { AppNavigator } from './navigators/AppNavigator';
 import { queryClient } from './services/api/queryClient';
+import { wireQueryManagers } from './services/appLifecycle';
 import { NotificationsProvider } from './state/NotificationsProvider';
 import { sessionStore } from './state/session';
 import { ThemeProvider, useTheme } from './theme';
 
-/** Reads the stored session; clears the server-data cache whenever the token goes away. */
+/**
+ * Reads the server address (Android/iOS), then the stored session, so no
+ * request leaves before the app knows where to send it; clears the
+ * server-data cache whenever the token goes away.
+ */
 function useSessionLifecycle() {
   useEffect(() => {
-    void sessionStore.hydrate();
+    void loadServerAddress().then(() => sessionStore.hydrate());
     let last = sessionStore.getState().token;
     return sessionStore.subscribe(() => {
       const { token } = sessionStore.getState();
@@ -28,6 +34,8 @@ function ThemedStatusBar() {
   const { scheme } = useTheme();
   return <StatusBar style={scheme === 'dark' ? 'light' : 'dark'} />;
 }
+
+wireQueryManagers();
 
 export default function App() {
   useSessionLifecycle();

@@ -1,28 +1,25 @@
-import { Platform } from 'react-native';
+import { serverAddress } from './services/serverAddress';
 
 /**
- * Where the API lives.
- * - Web: the Go binary serves the app and the API on one origin, so calls go to `/api`.
- * - Android / iOS: `EXPO_PUBLIC_API_URL` (inlined at build time), e.g. `http://10.0.2.2:8080`.
+ * Where the API lives on Android / iOS: the server chosen on the sign-in
+ * screen (remembered), by default the build's `EXPO_PUBLIC_API_URL` (see
+ * services/serverAddress.ts). The web build uses config.web.ts (its own origin).
  */
-const DEFAULT_NATIVE_API_URL = 'http://localhost:8080';
-
 export function apiOrigin(): string {
-  if (Platform.OS === 'web') return '';
-  const configured = process.env.EXPO_PUBLIC_API_URL;
-  return (configured && configured.trim() ? configured.trim() : DEFAULT_NATIVE_API_URL).replace(/\/+$/, '');
+  return serverAddress.get();
+}
+
+/** Reads the remembered server address (before the session, so no request goes astray). */
+export function loadServerAddress(): Promise<void> {
+  return serverAddress.hydrate();
 }
 
 export function apiBaseUrl(): string {
   return `${apiOrigin()}/api`;
 }
 
-/** The live-notification socket: ws(s)://<host>/ws?user_id=..&token=.. */
+/** The live-notification socket: ws(s)://<server>/ws?user_id=..&token=.. */
 export function notificationSocketUrl(userId: number | string, token: string): string {
   const query = `user_id=${encodeURIComponent(String(userId))}&token=${encodeURIComponent(token)}`;
-  if (Platform.OS === 'web' && typeof window !== 'undefined' && window.location) {
-    const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
-    return `${scheme}//${window.location.host}/ws?${query}`;
-  }
   return `${apiOrigin().replace(/^http/i, 'ws')}/ws?${query}`;
 }

@@ -226,6 +226,57 @@ describe('Meridian web app against bin/meridian', () => {
     });
   });
 
+  test('a toast raised while a form is open shows above it; Escape closes the request menu', async () => {
+    await scenario('toast over modal, menu escape', async (page) => {
+      const payer = await newCustomer(server.baseURL, 'Menu Payer');
+      const payerAccount = await openAccount(payer, 50);
+      const asker = await newCustomer(server.baseURL, 'Menu Asker');
+      const askerAccount = await openAccount(asker, 0);
+      const request = await asker.client.post('/user/money-request', {
+        requester_id: askerAccount.account_number,
+        recipient_id: payerAccount.account_number,
+        amount: 2,
+        description: 'menu',
+      });
+
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, payer);
+      await page.locator(byTestId('shell')).waitFor();
+
+      // The transfer form open, submitted empty: the toast is on top of the dialog, not under it.
+      await page.goto(`${server.baseURL}/transfer-funds`);
+      await page.locator(byTestId('transfer-open')).click();
+      await page.locator(byTestId('transfer-modal')).waitFor();
+      await page.locator(byTestId('transfer-submit')).click();
+      const toastEl = page.locator('[data-testid="toast-error"]', { hasText: 'Amount, From Account, and Recipient are required.' });
+      await toastEl.waitFor({ state: 'visible' });
+      assert.equal(await page.locator('[data-testid="toast-error"]', { hasText: 'Amount, From Account, and Recipient are required.' }).count(), 1);
+      const onTop = await toastEl.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return !!hit && el.contains(hit);
+      });
+      assert.equal(onTop, true, 'the toast is the topmost element where it is drawn');
+      await page.keyboard.press('Escape');
+      await page.locator(byTestId('transfer-modal')).waitFor({ state: 'detached' });
+
+      // The Accept/Decline menu: Escape closes it, and so does a click outside.
+      await page.goto(`${server.baseURL}/money-request`);
+      const menu = page.locator(byTestId(`request-menu-${request.data.ID}`));
+      await menu.click();
+      await page.locator(byTestId(`request-accept-${request.data.ID}`)).waitFor();
+      assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+      await page.keyboard.press('Escape');
+      await page.locator(byTestId(`request-accept-${request.data.ID}`)).waitFor({ state: 'detached' });
+      await menu.click();
+      await page.locator(byTestId(`request-decline-${request.data.ID}`)).waitFor();
+      await page.mouse.click(5, 400);
+      await page.locator(byTestId(`request-decline-${request.data.ID}`)).waitFor({ state: 'detached' });
+      // The page has its 'Request History' heading.
+      await page.getByRole('heading', { name: 'Request History' }).waitFor();
+    });
+  });
+
   test('a live notification: a transfer to B shows a toast and the badge', async () => {
     const a = await newCustomer(server.baseURL, 'Alan Sender');
     const b = await newCustomer(server.baseURL, 'Beth Receiver');
@@ -278,17 +329,22 @@ describe('Meridian web app against bin/meridian', () => {
       await signIn(page, ALICE);
       await page.locator(byTestId('shell')).waitFor();
       const width = async () => (await page.locator(byTestId('sidebar')).boundingBox())?.width;
-      assert.equal(await width(), 70);
-      assert.equal(await page.locator(byTestId('sidebar')).getAttribute('data-state'), 'collapsed');
+      // Below 768px no rail: the sidebar is a drawer, closed.
+      assert.equal(await page.locator(byTestId('sidebar')).count(), 0);
       assert.equal(await page.locator(byTestId('sidebar-backdrop')).count(), 0);
       await page.locator(byTestId('sidebar-toggle')).click();
       await page.locator(byTestId('sidebar-backdrop')).waitFor();
       assert.equal(await width(), 240);
       assert.equal(await page.locator(byTestId('sidebar')).getAttribute('data-state'), 'expanded');
-      // A click outside (on the dimmed content) collapses it.
+      // A click outside (on the dimmed content) closes it.
       await page.mouse.click(360, 400);
       await page.locator(byTestId('sidebar-backdrop')).waitFor({ state: 'detached' });
-      assert.equal(await width(), 70);
+      assert.equal(await page.locator(byTestId('sidebar')).count(), 0);
+      // Escape closes it too.
+      await page.locator(byTestId('sidebar-toggle')).click();
+      await page.locator(byTestId('sidebar-drawer')).waitFor();
+      await page.keyboard.press('Escape');
+      await page.locator(byTestId('sidebar-drawer')).waitFor({ state: 'detached' });
       // Wider than 768px: expanded.
       await page.setViewportSize({ width: 1024, height: 800 });
       await page.waitForFunction(() => document.querySelector('[data-testid="sidebar"]')?.getBoundingClientRect().width === 240);

@@ -1,4 +1,4 @@
-import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-native';
+import { act, chooseOption, fireEvent, optionLabels, screen, valueOf, waitFor, within } from './rtl';
 
 import AccountRegistrationScreen from '../screens/AccountRegistrationScreen';
 import { sessionStore } from '../state/session';
@@ -70,16 +70,15 @@ describe('Account Registration', () => {
     fireEvent.press(screen.getByTestId('account-add'));
     fireEvent.changeText(screen.getByTestId('account-number'), 'NEW123456');
     fireEvent.changeText(screen.getByTestId('account-balance'), '10.25');
-    fireEvent.press(screen.getByTestId('account-type'));
-    expect(screen.getByText('Checking (USD)')).toBeTruthy();
-    fireEvent.press(screen.getByText('Savings (EUR)'));
+    expect(optionLabels('account-type')).toEqual(['Checking (USD)', 'Savings (EUR)']);
+    chooseOption('account-type', 'Savings (EUR)');
     fireEvent.press(screen.getByTestId('account-save'));
     expect(await screen.findByText('Account created successfully')).toBeTruthy();
     expect(calls.find((c) => c.method === 'POST')!.body).toEqual({ account_number: 'NEW123456', balance: '10.25', account_type_id: 2 });
     await waitFor(() => expect(screen.queryByTestId('account-modal')).toBeNull());
     await waitFor(() => expect(accountCalls(calls)).toBe(before + 1));
     fireEvent.press(screen.getByTestId('account-add'));
-    expect(screen.getByTestId('account-number').props.value).toBe('');
+    expect(valueOf(screen.getByTestId('account-number'))).toBe('');
   });
 
   it("a create failure shows the server's error, else 'Failed to create account'", async () => {
@@ -89,8 +88,7 @@ describe('Account Registration', () => {
     await screen.findByText('$1,250.50');
     fireEvent.press(screen.getByTestId('account-add'));
     fireEvent.changeText(screen.getByTestId('account-number'), '100200300');
-    fireEvent.press(screen.getByTestId('account-type'));
-    fireEvent.press(screen.getByText('Checking (USD)'));
+    chooseOption('account-type', 'Checking (USD)');
     fireEvent.press(screen.getByTestId('account-save'));
     expect(await screen.findByText('Account number already exists')).toBeTruthy();
     body = undefined;
@@ -105,7 +103,7 @@ describe('Account Registration', () => {
     await screen.findByText('$1,250.50');
     fireEvent.press(screen.getByLabelText('Edit account 100200300'));
     expect(screen.getByText('Edit Account')).toBeTruthy();
-    expect(screen.getByTestId('account-number').props.value).toBe('100200300');
+    expect(valueOf(screen.getByTestId('account-number'))).toBe('100200300');
     fireEvent.changeText(screen.getByTestId('account-balance'), '1300');
     fireEvent.press(screen.getByTestId('account-save'));
     expect(await screen.findByText('Account updated successfully')).toBeTruthy();
@@ -155,8 +153,7 @@ describe('Account Registration', () => {
     await screen.findByText('$1,250.50');
     fireEvent.press(screen.getByTestId('account-add'));
     fireEvent.changeText(screen.getByTestId('account-number'), 'NEW123456');
-    fireEvent.press(screen.getByTestId('account-type'));
-    fireEvent.press(screen.getByText('Checking (USD)'));
+    chooseOption('account-type', 'Checking (USD)');
     await act(() => sessionStore.signOut());
     fireEvent.press(screen.getByTestId('account-save'));
     expect(await screen.findByText('Please login to continue')).toBeTruthy();

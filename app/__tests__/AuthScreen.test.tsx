@@ -1,12 +1,12 @@
 import { NavigationContainer, useRoute } from '@react-navigation/native';
 import { createNativeStackNavigator } from '@react-navigation/native-stack';
-import { act, fireEvent, screen, waitFor } from '@testing-library/react-native';
+import { act, fireEvent, onWeb, screen, valueOf, waitFor } from './rtl';
 import { Text } from 'react-native';
 
-import { rememberRoute } from '../navigators/redirect';
 import type { RootParamList } from '../navigators/routes';
 import AuthScreen from '../screens/AuthScreen';
 import type { User } from '../services/api/types';
+import { serverAddress } from '../services/serverAddress';
 import { sessionStore } from '../state/session';
 import { toast } from '../state/toast';
 import { jsonResponse, mockFetch, renderWithProviders } from './testUtils';
@@ -45,7 +45,7 @@ const realFetch = global.fetch;
 
 beforeEach(async () => {
   await sessionStore.signOut();
-  rememberRoute(null);
+  sessionStore.rememberRoute(null);
 });
 
 afterEach(() => {
@@ -104,7 +104,7 @@ describe('AuthScreen', () => {
       'POST /api/auth/login': () => jsonResponse(200, { token: 'tok-2', expires_at: '', user }),
       'GET /api/user/notifications': () => jsonResponse(200, []),
     });
-    rememberRoute({ name: 'TransferFunds' });
+    sessionStore.rememberRoute({ name: 'TransferFunds' });
     renderAuth();
     fireEvent.changeText(screen.getByLabelText('Username'), 'alice@meridian.test');
     fireEvent.changeText(screen.getByLabelText('Password'), 'alice12345');
@@ -154,7 +154,7 @@ describe('AuthScreen', () => {
     expect(await screen.findByText('Registration successful!')).toBeTruthy();
     await waitFor(() => expect(screen.getByText('Sign in to your account')).toBeTruthy());
     expect(screen.getByRole('tab', { name: 'Login' })).toBeSelected();
-    expect(screen.getByLabelText('Username').props.value).toBe('carol@meridian.test');
+    expect(valueOf(screen.getByLabelText('Username'))).toBe('carol@meridian.test');
     expect(calls[0]).toMatchObject({
       method: 'POST',
       path: '/api/auth/register',
@@ -180,5 +180,75 @@ describe('AuthScreen', () => {
     answer = jsonResponse(502);
     fireEvent.press(screen.getByTestId('register-submit'));
     expect(await screen.findByText('Registration failed')).toBeTruthy();
+  });
+
+  if (onWeb) {
+    it('the web has no Server field: it talks to its own origin', async () => {
+      const { calls } = mockFetch({ 'POST /api/auth/login': () => jsonResponse(200, { token: 'tok-9', expires_at: '', user }) });
+      renderAuth();
+      expect(screen.queryByLabelText('Server')).toBeNull();
+      fireEvent.changeText(screen.getByLabelText('Username'), 'alice@meridian.test');
+      fireEvent.changeText(screen.getByLabelText('Password'), 'alice12345');
+      fireEvent.press(screen.getByTestId('login-submit'));
+      expect(await screen.findByText('APP Dashboard')).toBeTruthy();
+      expect(calls.map((c) => c.url)).toEqual(['/api/auth/login']);
+    });
+  }
+
+  if (!onWeb) describe('the Server field (Android/iOS)', () => {
+    const defaultServer = serverAddress.get();
+    afterEach(() => serverAddress.set(defaultServer));
+
+    const login = () => {
+      fireEvent.changeText(screen.getByLabelText('Username'), 'alice@meridian.test');
+      fireEvent.changeText(screen.getByLabelText('Password'), 'alice12345');
+      fireEvent.press(screen.getByTestId('login-submit'));
+    };
+
+    it("shows the build's server, checks a new one with GET /readyz, remembers it and signs in there", async () => {
+      const { calls } = mockFetch({
+        'GET /readyz': () => jsonResponse(200, { status: 'ready' }),
+        'POST /api/auth/login': () => jsonResponse(200, { token: 'tok-9', expires_at: '', user }),
+      });
+      renderAuth();
+      expect(screen.getByLabelText('Server')).toHaveDisplayValue(defaultServer);
+      fireEvent.changeText(screen.getByLabelText('Server'), '192.168.1.20:8080/');
+      login();
+      expect(await screen.findByText('APP Dashboard')).toBeTruthy();
+      expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual([
+        'GET http://192.168.1.20:8080/readyz',
+        'POST http://192.168.1.20:8080/api/auth/login',
+      ]);
+      expect(serverAddress.get()).toBe('http://192.168.1.20:8080');
+    });
+
+    it('refuses a server that does not answer /readyz, and sends nothing else', async () => {
+      const { calls } = mockFetch({ 'GET /readyz': () => jsonResponse(503, { error: 'The database is not reachable' }) });
+      renderAuth();
+      fireEvent.changeText(screen.getByLabelText('Server'), 'http://10.0.0.9:8080');
+      login();
+      const message = 'The server at http://10.0.0.9:8080 is not ready: The database is not reachable';
+      expect(await screen.findAllByText(message)).toHaveLength(2); // the toast and the field's error
+      expect(calls.map((c) => c.path)).toEqual(['/readyz']);
+      expect(serverAddress.get()).toBe(defaultServer);
+      expect(sessionStore.getState().token).toBeNull();
+    });
+
+    it('refuses text that is no server address', async () => {
+      const { calls } = mockFetch({});
+      renderAuth();
+      fireEvent.changeText(screen.getByLabelText('Server'), 'ftp://nowhere');
+      login();
+      expect(await screen.findByText('Enter the server address, e.g. http://192.168.1.20:8080')).toBeTruthy();
+      expect(calls).toHaveLength(0);
+    });
+
+    it('an unchanged server is not checked again', async () => {
+      const { calls } = mockFetch({ 'POST /api/auth/login': () => jsonResponse(200, { token: 'tok-9', expires_at: '', user }) });
+      renderAuth();
+      login();
+      expect(await screen.findByText('APP Dashboard')).toBeTruthy();
+      expect(calls.map((c) => c.path)).toEqual(['/api/auth/login']);
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { fireEvent, screen, waitFor, within } from '@testing-library/react-native';
+import { chooseOption, fireEvent, screen, waitFor, within } from './rtl';
 
 import AdminDashboardScreen from '../screens/AdminDashboardScreen';
 import UserDashboardScreen from '../screens/UserDashboardScreen';
@@ -10,7 +10,7 @@ import { jsonResponse, mockFetch } from './testUtils';
 jest.mock('../components/charts', () => {
   const { Text } = require('react-native');
   return {
-    LazyAreaChart: ({ data, height }: { data: Array<{ name: string; total: number }>; height: number }) => (
+    AreaChart: ({ data, height }: { data: Array<{ name: string; total: number }>; height: number }) => (
       <Text testID="chart">{`points=${data.length} height=${height}`}</Text>
     ),
   };
@@ -64,9 +64,8 @@ beforeEach(async () => {
     renderScreen(UserDashboardScreen);
     await waitFor(() => expect(screen.getByTestId('dashboard-balance')).toHaveTextContent('$1,250.60'));
     expect(screen.queryByTestId('dashboard-account-link')).toBeNull();
-    fireEvent.press(screen.getByTestId('dashboard-account-select'));
     expect(screen.getAllByText('Select an account').length).toBeGreaterThan(0);
-    fireEvent.press(screen.getByText('100200301'));
+    chooseOption('dashboard-account-select', '100200301');
     expect(screen.getByTestId('dashboard-balance')).toHaveTextContent('$0.10');
     const link = screen.getByTestId('dashboard-account-link');
     expect(link).toHaveTextContent('100200301');
@@ -150,6 +149,7 @@ beforeEach(async () => {
     expect(await screen.findByText('Failed to load dashboard data')).toBeTruthy();
     expect(await screen.findByText('Failed to load accounts')).toBeTruthy();
     expect(await screen.findByText('Failed to load transactions')).toBeTruthy();
+    expect(await screen.findByText('Failed to fetch transactions')).toBeTruthy();
     expect(await screen.findByText('No money requests available.')).toBeTruthy();
     await waitFor(() => expect(screen.getByTestId('chart')).toHaveTextContent(/points=0 /));
     expect(screen.queryByText('boom')).toBeNull();
@@ -174,8 +174,7 @@ describe('Dashboard currencies', () => {
     userServer({ 'GET /api/user/accounts': () => jsonResponse(200, [...accounts, euroAccount]) });
     renderScreen(UserDashboardScreen);
     await waitFor(() => expect(screen.getByTestId('dashboard-balance')).toHaveTextContent(/^\$1,250\.60 · €308\.00$/));
-    fireEvent.press(screen.getByTestId('dashboard-account-select'));
-    fireEvent.press(screen.getByText('100200399'));
+    chooseOption('dashboard-account-select', '100200399');
     expect(screen.getByTestId('dashboard-balance')).toHaveTextContent(/^€308\.00$/);
   });
 

@@ -1,4 +1,4 @@
-import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-native';
+import { act, fireEvent, roleOf, screen, waitFor, within } from './rtl';
 
 import LogsScreen from '../screens/LogsScreen';
 import type { AuditLog } from '../services/api/types';
@@ -121,8 +121,8 @@ describe('the audit chain badge', () => {
     withChain(() => jsonResponse(200, { ok: true, verified_through: 1234, first_bad_id: null }));
     renderElement(<LogsScreen />);
     const badge = await screen.findByText('Audit chain verified');
-    expect(screen.getByTestId('audit-chain-badge')).toHaveProp('accessibilityLabel', 'Audit chain verified through entry 1234');
-    expect(screen.getByTestId('audit-chain-badge')).toHaveProp('role', 'status');
+    expect(screen.getByLabelText('Audit chain verified through entry 1234')).toBeTruthy();
+    expect(roleOf(screen.getByTestId('audit-chain-badge'))).toBe('status');
     expect(badge).toHaveStyle({ color: lightPalette.success });
   });
 

@@ -1,4 +1,4 @@
-import { fireEvent, screen, waitFor, within } from '@testing-library/react-native';
+import { chooseOption, fireEvent, pressEscape, screen, waitFor, within } from './rtl';
 
 import MoneyRequestScreen from '../screens/MoneyRequestScreen';
 import { accounts, customer, renderScreen, requests, signedInAs } from './screenHarness';
@@ -29,6 +29,28 @@ describe('Money Requests', () => {
     expect(within(table).getByText('2026-05-01')).toBeTruthy();
     expect(screen.getByTestId('request-status-33')).toHaveTextContent('ACCEPTED');
     for (const t of ['Date', 'Amount', 'From Account', 'To Account', 'Status', 'Actions']) expect(within(table).getByText(t)).toBeTruthy();
+  });
+
+  it("titles the table 'Request History' (a heading)", async () => {
+    server();
+    renderScreen(MoneyRequestScreen);
+    expect(screen.getByRole('heading', { name: 'Request History' })).toBeTruthy();
+  });
+
+  it('the menu closes on an outside press and on Escape / the back button', async () => {
+    server();
+    renderScreen(MoneyRequestScreen);
+    fireEvent.press(await screen.findByTestId('request-menu-31'));
+    expect(screen.getByTestId('request-menu-31')).toBeExpanded();
+    fireEvent.press(screen.getByTestId('request-menu-31-popover-backdrop'));
+    expect(screen.queryByTestId('request-accept-31')).toBeNull();
+    expect(screen.getByTestId('request-menu-31')).toBeCollapsed();
+
+    fireEvent.press(screen.getByTestId('request-menu-31'));
+    expect(screen.getByTestId('request-decline-31')).toBeTruthy();
+    // Escape on the web, the back button on Android.
+    pressEscape();
+    expect(screen.queryByTestId('request-decline-31')).toBeNull();
   });
 
   it('the Accept/Decline menu exists only on incoming PENDING rows', async () => {
@@ -90,8 +112,7 @@ describe('Money Requests', () => {
     await screen.findByText('$20.00');
     const fill = () => {
       fireEvent.press(screen.getByTestId('request-new'));
-      fireEvent.press(screen.getByTestId('request-from'));
-      fireEvent.press(screen.getByText('100200301'));
+      chooseOption('request-from', '100200301');
       fireEvent.changeText(screen.getByTestId('request-to'), '900800700');
       fireEvent.changeText(screen.getByTestId('request-amount'), '7.5');
       fireEvent.changeText(screen.getByTestId('request-description'), 'Cinema');

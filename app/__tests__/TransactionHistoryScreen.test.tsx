@@ -1,4 +1,4 @@
-import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-native';
+import { act, chooseOption, fireEvent, screen, waitFor, within } from './rtl';
 
 import TransactionHistoryScreen from '../screens/TransactionHistoryScreen';
 import { sessionStore } from '../state/session';
@@ -66,14 +66,12 @@ describe('Transaction History', () => {
     );
     renderScreen(TransactionHistoryScreen);
     await screen.findByText('Salary');
-    fireEvent.press(screen.getByTestId('history-filter'));
     expect(screen.getAllByText('All Transactions').length).toBeGreaterThan(0);
-    fireEvent.press(screen.getByText('Debit'));
+    chooseOption('history-filter', 'Debit');
     expect(await screen.findByText('Rent share')).toBeTruthy();
     expect(screen.queryByText('Salary')).toBeNull();
     expect(queries.at(-1)!.get('transaction_type')).toBe('DEBIT');
-    fireEvent.press(screen.getByTestId('history-filter'));
-    fireEvent.press(screen.getByText('Credit'));
+    chooseOption('history-filter', 'Credit');
     await waitFor(() => expect(queries.at(-1)!.get('transaction_type')).toBe('CREDIT'));
     expect(await screen.findByText('Salary')).toBeTruthy();
   });

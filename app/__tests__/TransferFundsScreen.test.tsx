@@ -1,4 +1,6 @@
-import { act, fireEvent, screen, waitFor, within } from '@testing-library/react-native';
+import { act, chooseOption, fireEvent, onWeb, screen, waitFor, within } from './rtl';
+
+import { randomUUID } from 'expo-crypto';
 
 import TransferFundsScreen from '../screens/TransferFundsScreen';
 import { sessionStore } from '../state/session';
@@ -37,8 +39,7 @@ async function openForm() {
 
 function fill({ from = true, amount = '12.50', to = '900800700', note = 'Dinner' } = {}) {
   if (from) {
-    fireEvent.press(screen.getByTestId('transfer-from'));
-    fireEvent.press(screen.getByText('100200300 ($1,250.50)'));
+    chooseOption('transfer-from', '100200300 ($1,250.50)');
   }
   fireEvent.changeText(screen.getByTestId('transfer-amount'), amount);
   fireEvent.changeText(screen.getByTestId('transfer-to'), to);
@@ -77,6 +78,23 @@ describe('Transfer Funds', () => {
     fireEvent.press(screen.getByTestId('transfer-submit'));
     expect(await screen.findByText('Amount, From Account, and Recipient are required.')).toBeTruthy();
     expect(calls.some((c) => c.method === 'POST')).toBe(false);
+  });
+
+  it('a toast raised while the form is open shows above it (in the modal, once)', async () => {
+    server();
+    await openForm();
+    fireEvent.press(screen.getByTestId('transfer-submit'));
+    const message = 'Amount, From Account, and Recipient are required.';
+    expect(await screen.findByText(message)).toBeTruthy();
+    expect(screen.getAllByText(message)).toHaveLength(1);
+    expect(within(screen.getByTestId('transfer-modal-layer')).getByText(message)).toBeTruthy();
+    // Closed: the root host shows toasts again.
+    fireEvent.press(screen.getByTestId('transfer-cancel'));
+    await waitFor(() => expect(screen.queryByTestId('transfer-modal')).toBeNull());
+    act(() => {
+      toast.error('after the form');
+    });
+    expect(screen.getAllByText('after the form')).toHaveLength(1);
   });
 
   it('refuses an amount under 0.01', async () => {
@@ -125,6 +143,23 @@ describe('Transfer Funds', () => {
     expect(lookups(calls)).toHaveLength(1);
   });
 
+  for (const [what, answer] of [
+    ['429 (rate limited)', () => jsonResponse(429, { error: 'Too many requests', code: 'rate_limited' })],
+    ['a network error', () => Promise.reject(new TypeError('Network request failed'))],
+  ] as const) {
+    it(`a lookup failing with ${what} says 'Account not found'`, async () => {
+      jest.useFakeTimers();
+      server({ 'GET /api/user/account-details': answer as () => Response });
+      await openForm();
+      fireEvent.changeText(screen.getByTestId('transfer-to'), '123456');
+      await act(async () => {
+        jest.advanceTimersByTime(1000);
+      });
+      expect(await screen.findByText('Account not found')).toBeTruthy();
+      expect(screen.queryByTestId('transfer-recipient-name')).toBeNull();
+    });
+  }
+
   it("an unknown recipient toasts 'Account not found'", async () => {
     jest.useFakeTimers();
     server({ 'GET /api/user/account-details': () => jsonResponse(404, { error: 'Account not found', code: 'not_found' }) });
@@ -148,6 +183,11 @@ describe('Transfer Funds', () => {
     const post = calls.find((c) => c.method === 'POST')!;
     expect(post.body).toEqual({ account_id: '100200300', to_account_id: '900800700', amount: '12.50', description: 'Dinner' });
     expect(post.headers['Idempotency-Key']).toMatch(/^[0-9a-f-]{36}$/);
+    if (!onWeb) {
+      // From expo-crypto (Hermes has no crypto.randomUUID; no Math.random fallback).
+      expect(randomUUID).toHaveBeenCalled();
+      expect(post.headers['Idempotency-Key']).toBe((randomUUID as jest.Mock).mock.results[0].value);
+    }
     await waitFor(() => expect(screen.queryByTestId('transfer-modal')).toBeNull());
   });
 

@@ -1,4 +1,4 @@
-import { fireEvent, screen, waitFor, within } from '@testing-library/react-native';
+import { fireEvent, screen, waitFor, within } from './rtl';
 
 import UsersScreen, { filterUsers } from '../screens/UsersScreen';
 import type { AdminUserRow } from '../services/api/types';

@@ -1,4 +1,4 @@
-import { act, fireEvent, screen, waitFor } from '@testing-library/react-native';
+import { act, fireEvent, onWeb, screen, waitFor } from './rtl';
 
 import { AppNavigator } from '../navigators/AppNavigator';
 import { navigationRef } from '../navigators/navigationRef';
@@ -8,7 +8,7 @@ import { toast } from '../state/toast';
 import { jsonResponse, mockFetch, renderWithProviders } from './testUtils';
 
 // Charts are not under test here.
-jest.mock('../components/charts', () => ({ LazyAreaChart: () => null }));
+jest.mock('../components/charts', () => ({ AreaChart: () => null }));
 
 const customer: User = {
   id: 2,
@@ -36,6 +36,8 @@ function serverMock(extra: Record<string, (body: unknown) => Response> = {}) {
 const noSocket = () => ({ onopen: null, onclose: null, onerror: null, onmessage: null, close: () => undefined });
 
 beforeEach(async () => {
+  // The web keeps the page in the URL: every test starts at /.
+  if (onWeb) window.history.replaceState(null, '', '/');
   global.WebSocket = jest.fn(noSocket) as unknown as typeof WebSocket;
   await sessionStore.signOut();
 });
@@ -117,4 +119,57 @@ it('a 401 from the API signs out and shows /auth', async () => {
   renderWithProviders(<AppNavigator />);
   expect(await screen.findByText('Welcome to Meridian Bank')).toBeTruthy();
   expect(sessionStore.getState().token).toBeNull();
+});
+
+it("an admin on a customer page gets 'Unauthorized access' and goes to /", async () => {
+  serverMock();
+  await sessionStore.signIn('tok', admin);
+  renderWithProviders(<AppNavigator />);
+  expect(await screen.findByTestId('screen-admin-dashboard')).toBeTruthy();
+  for (const page of ['TransferFunds', 'AccountRegistration', 'MoneyRequest'] as const) {
+    act(() => toast.dismiss());
+    act(() => navigationRef.navigate('App', { screen: page }));
+    expect(await screen.findByText('Unauthorized access')).toBeTruthy();
+    await waitFor(() => expect(currentRoute()).toBe('Dashboard'));
+  }
+  expect(screen.queryByTestId('screen-transfer-funds')).toBeNull();
+  expect(screen.queryByTestId('transfer-open')).toBeNull();
+});
+
+async function signInThroughForm(user: User) {
+  fireEvent.changeText(screen.getByLabelText('Username'), user.email);
+  fireEvent.changeText(screen.getByLabelText('Password'), 'password123');
+  fireEvent.press(screen.getByTestId('login-submit'));
+}
+
+it("a page remembered when one user's session ended is not where the next user lands", async () => {
+  const bob: User = { ...customer, id: 9, full_name: 'Bob Brown', email: 'bob@meridian.test' };
+  serverMock({ 'POST /api/auth/login': (body) => jsonResponse(200, { token: 'tok-b', expires_at: '', user: (body as { email: string }).email === bob.email ? bob : customer }) });
+  await sessionStore.signIn('tok', customer);
+  renderWithProviders(<AppNavigator />);
+  expect(await screen.findByTestId('screen-user-dashboard')).toBeTruthy();
+  act(() => navigationRef.navigate('App', { screen: 'TransactionHistory', params: { account_id: '100200300' } }));
+  expect(await screen.findByText('Account 100200300')).toBeTruthy();
+  // Alice's token dies; Bob signs in on the same device.
+  await act(() => sessionStore.signOut());
+  expect(await screen.findByText('Welcome to Meridian Bank')).toBeTruthy();
+  await signInThroughForm(bob);
+  expect(await screen.findByTestId('screen-user-dashboard')).toBeTruthy();
+  expect(currentRoute()).toBe('Dashboard');
+  expect(screen.queryByText('Account 100200300')).toBeNull();
+});
+
+it('after Logout the next sign-in lands on /, not on the page left', async () => {
+  serverMock({ 'POST /api/auth/login': () => jsonResponse(200, { token: 'tok-2', expires_at: '', user: customer }) });
+  await sessionStore.signIn('tok', customer);
+  renderWithProviders(<AppNavigator />);
+  expect(await screen.findByTestId('screen-user-dashboard')).toBeTruthy();
+  act(() => navigationRef.navigate('App', { screen: 'TransactionHistory', params: { account_id: '100200300' } }));
+  expect(await screen.findByText('Account 100200300')).toBeTruthy();
+  fireEvent.press(screen.getByLabelText(/open profile menu$/));
+  fireEvent.press(screen.getByText('Logout'));
+  expect(await screen.findByText('Welcome to Meridian Bank')).toBeTruthy();
+  await signInThroughForm(customer);
+  expect(await screen.findByTestId('screen-user-dashboard')).toBeTruthy();
+  expect(currentRoute()).toBe('Dashboard');
 });

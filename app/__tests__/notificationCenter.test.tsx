@@ -1,5 +1,5 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react-native';
+import { act, fireEvent, onWeb, render, screen, setWindowSize, waitFor, within } from './rtl';
 import * as RN from 'react-native';
 import { SafeAreaProvider } from 'react-native-safe-area-context';
 
@@ -10,6 +10,7 @@ import { NotificationsProvider } from '../state/NotificationsProvider';
 import { sessionStore } from '../state/session';
 import { toast } from '../state/toast';
 import { ThemeProvider } from '../theme';
+import { fakeDevice } from './fakeDevice';
 import { memoryStorage } from './memoryStorage';
 import { jsonResponse, makeQueryClient, mockFetch } from './testUtils';
 
@@ -35,7 +36,7 @@ interface Sock {
 const realFetch = global.fetch;
 let sockets: Sock[] = [];
 
-function renderCenter() {
+function renderCenter(client = makeQueryClient()) {
   const createSocket = (url: string) => {
     const s: Sock = { url, onopen: null, onclose: null, onerror: null, onmessage: null, close: jest.fn() };
     sockets.push(s);
@@ -44,7 +45,7 @@ function renderCenter() {
   return render(
     <SafeAreaProvider initialMetrics={{ frame: { x: 0, y: 0, width: 1280, height: 800 }, insets: { top: 0, left: 0, right: 0, bottom: 0 } }}>
       <ThemeProvider storage={memoryStorage({}, { sync: true })}>
-        <QueryClientProvider client={makeQueryClient()}>
+        <QueryClientProvider client={client}>
           <NotificationsProvider createSocket={createSocket}>
             <Shell user={user} activeRoute="Dashboard" onNavigate={jest.fn()} onLogout={jest.fn()}>
               <RN.Text>page</RN.Text>
@@ -59,8 +60,7 @@ function renderCenter() {
 
 beforeEach(async () => {
   sockets = [];
-  const size = { width: 1280, height: 800, scale: 1, fontScale: 1 };
-  RN.Dimensions.set({ window: size, screen: size });
+  setWindowSize(1280);
   await sessionStore.signIn('tok-bob', user);
 });
 
@@ -132,4 +132,43 @@ it("a failed fetch toasts the server's message, else 'Failed to fetch notificati
   mockFetch({ 'GET /api/user/notifications': () => jsonResponse(500) });
   renderCenter();
   expect(await screen.findByText('Failed to fetch notifications')).toBeTruthy();
+});
+
+it('{"type":"resync"} refetches the notifications and what money changes touch', async () => {
+  const { calls } = mockFetch({ 'GET /api/user/notifications': () => jsonResponse(200, []) });
+  const client = makeQueryClient();
+  renderCenter(client);
+  await waitFor(() => expect(calls.filter((c) => c.path === '/api/user/notifications')).toHaveLength(1));
+  const invalidated: unknown[] = [];
+  const spy = jest.spyOn(client, 'invalidateQueries').mockImplementation(async (filters) => {
+    invalidated.push(filters?.queryKey);
+  });
+  act(() => {
+    sockets[0].onopen?.({});
+    sockets[0].onmessage?.({ data: JSON.stringify({ type: 'resync' }) });
+  });
+  expect(invalidated).toEqual(expect.arrayContaining([['notifications'], ['accounts'], ['transactions'], ['money-requests'], ['dashboard']]));
+  // Not a notification: no toast, no new item.
+  expect(screen.queryByTestId('toast-success')).toBeNull();
+  spy.mockRestore();
+  await act(() => client.invalidateQueries({ queryKey: ['notifications'] }));
+  await waitFor(() => expect(calls.filter((c) => c.path === '/api/user/notifications')).toHaveLength(2));
+});
+
+if (!onWeb) it('background pauses the socket; back in front it reconnects (retries reset) and the list is fetched again', async () => {
+  const device = fakeDevice();
+  try {
+    const { calls } = mockFetch({ 'GET /api/user/notifications': () => jsonResponse(200, []) });
+    renderCenter();
+    await waitFor(() => expect(sockets).toHaveLength(1));
+    act(() => sockets[0].onopen?.({}));
+    act(() => device.app('background'));
+    expect(sockets[0].close).toHaveBeenCalled();
+    const fetchedBefore = calls.filter((c) => c.path === '/api/user/notifications').length;
+    act(() => device.app('active'));
+    expect(sockets).toHaveLength(2);
+    await waitFor(() => expect(calls.filter((c) => c.path === '/api/user/notifications').length).toBe(fetchedBefore + 1));
+  } finally {
+    jest.restoreAllMocks();
+  }
 });

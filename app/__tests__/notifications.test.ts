@@ -1,14 +1,17 @@
-import { openNotificationSocket, parsePush } from '../services/notificationSocket';
+import { openNotificationSocket, parseSocketMessage } from '../services/notificationSocket';
 import {
+  addPush,
   allNotifications,
+  countNew,
+  filteredNotifications,
   fromPush,
   fromServer,
-  initialNotificationState,
+  markListRead,
   matchesFilter,
   notificationCategories,
-  notificationReducer,
   panelNotifications,
-  type NotificationState,
+  type ClientNotification,
+  type NotificationLists,
 } from '../state/notifications';
 
 const stored = (id: number, isNew: boolean, message = `stored ${id}`) =>
@@ -33,74 +36,59 @@ describe('notification categories', () => {
   });
 });
 
-describe('notification state', () => {
-  const fetched = (items: ReturnType<typeof stored>[], state: NotificationState = initialNotificationState) =>
-    notificationReducer(notificationReducer(state, { type: 'fetchStart' }), { type: 'fetchSuccess', items });
+describe('notification state (derived from the stored list and the live pushes)', () => {
+  const lists = (stored: ClientNotification[], pushed: ClientNotification[] = []): NotificationLists => ({ stored, pushed });
+  const push = (pushed: ClientNotification[], id: number, message = `push ${id}`) => addPush(pushed, fromPush({ id, message }));
+  const read = (list: ClientNotification[], id: number) => markListRead(list, (n) => n.isNew, (n) => ({ ...n, isNew: false }), id);
 
   it('after fetching, the count is the unread stored ones', () => {
-    const s = fetched([stored(1, true), stored(2, false), stored(3, true)]);
-    expect(s.newCount).toBe(2);
-    expect(s.loading).toBe(false);
+    expect(countNew(lists([stored(1, true), stored(2, false), stored(3, true)]))).toBe(2);
   });
 
   it('a push goes to the front, marked new, count + 1', () => {
-    let s = fetched([stored(1, true), stored(2, false)]);
-    s = notificationReducer(s, { type: 'push', item: fromPush({ id: 10, message: 'You received $1.00 from account 9', user_id: 3 }) });
-    expect(s.newCount).toBe(2);
-    expect(allNotifications(s).map((n) => n.id)).toEqual([10, 1, 2]);
-    expect(allNotifications(s)[0]).toMatchObject({ isNew: true, userId: 3 });
+    const s = [stored(1, true), stored(2, false)];
+    const pushed = addPush([], fromPush({ id: 10, message: 'You received $1.00 from account 9', user_id: 3 }));
+    expect(countNew(lists(s, pushed))).toBe(countNew(lists(s)) + 1);
+    expect(allNotifications(lists(s, pushed)).map((n) => n.id)).toEqual([10, 1, 2]);
+    expect(allNotifications(lists(s, pushed))[0]).toMatchObject({ isNew: true, userId: 3 });
   });
 
   it('after fetching again, count = unread stored + unread pushed (a push is also stored: counted once)', () => {
-    let s = fetched([stored(1, true)]);
-    s = notificationReducer(s, { type: 'push', item: fromPush({ id: 10, message: 'a' }) });
-    s = notificationReducer(s, { type: 'push', item: fromPush({ id: 11, message: 'b' }) });
-    expect(s.newCount).toBe(3);
-    s = fetched([stored(11, true, 'b'), stored(10, true, 'a'), stored(1, true), stored(0, false)], s);
-    expect(s.newCount).toBe(3);
-    expect(allNotifications(s).map((n) => n.id)).toEqual([11, 10, 1, 0]);
+    const pushed = push(push([], 10, 'a'), 11, 'b');
+    expect(countNew(lists([stored(1, true)], pushed))).toBe(3);
+    const refetched = [stored(11, true, 'b'), stored(10, true, 'a'), stored(1, true), stored(0, false)];
+    expect(countNew(lists(refetched, pushed))).toBe(3);
+    expect(allNotifications(lists(refetched, pushed)).map((n) => n.id)).toEqual([11, 10, 1, 0]);
   });
 
   it('clicking marks read and the count drops by one, once', () => {
-    let s = fetched([stored(1, true), stored(2, true)]);
-    s = notificationReducer(s, { type: 'markRead', id: 1 });
-    expect(s.newCount).toBe(1);
-    expect(allNotifications(s).find((n) => n.id === 1)?.isNew).toBe(false);
-    // Already read: nothing changes.
-    expect(notificationReducer(s, { type: 'markRead', id: 1 })).toBe(s);
-    s = notificationReducer(s, { type: 'push', item: fromPush({ id: 5, message: 'x' }) });
-    s = notificationReducer(s, { type: 'markRead', id: 5 });
-    expect(s.newCount).toBe(1);
+    let s = [stored(1, true), stored(2, true)];
+    s = read(s, 1);
+    expect(countNew(lists(s))).toBe(1);
+    expect(s.find((n) => n.id === 1)?.isNew).toBe(false);
+    // Already read: the same list.
+    expect(read(s, 1)).toBe(s);
+    let pushed = push([], 5);
+    expect(countNew(lists(s, pushed))).toBe(2);
+    pushed = read(pushed, 5);
+    expect(countNew(lists(s, pushed))).toBe(1);
   });
 
-  it('a pushed item read here stays read when the stored list comes back', () => {
-    let s = notificationReducer(initialNotificationState, { type: 'push', item: fromPush({ id: 5, message: 'x' }) });
-    s = notificationReducer(s, { type: 'markRead', id: 5 });
-    s = fetched([stored(5, true, 'x')], s);
-    expect(s.newCount).toBe(0);
-  });
-
-  it('mark all read and reset', () => {
-    let s = fetched([stored(1, true), stored(2, true)]);
-    s = notificationReducer(s, { type: 'markAllRead' });
-    expect(s.newCount).toBe(0);
-    expect(allNotifications(s).every((n) => !n.isNew)).toBe(true);
-    expect(notificationReducer(s, { type: 'reset' })).toEqual(initialNotificationState);
+  it('a pushed item read here stays read when the stored list comes back unread', () => {
+    const pushed = read(push([], 5, 'x'), 5);
+    expect(countNew(lists([stored(5, true, 'x')], pushed))).toBe(0);
   });
 
   it('the panel shows the first 5, pushed first', () => {
-    let s = fetched([1, 2, 3, 4].map((i) => stored(i, false)));
-    s = notificationReducer(s, { type: 'push', item: fromPush({ id: 20, message: 'p1' }) });
-    s = notificationReducer(s, { type: 'push', item: fromPush({ id: 21, message: 'p2' }) });
-    expect(panelNotifications(s).map((n) => n.id)).toEqual([21, 20, 1, 2, 3]);
+    const pushed = push(push([], 20, 'p1'), 21, 'p2');
+    expect(panelNotifications(lists([1, 2, 3, 4].map((i) => stored(i, false)), pushed)).map((n) => n.id)).toEqual([21, 20, 1, 2, 3]);
   });
 
-  it('records a failed fetch', () => {
-    const s = notificationReducer(notificationReducer(initialNotificationState, { type: 'fetchStart' }), {
-      type: 'fetchFailure',
-      error: 'Failed to fetch notifications',
-    });
-    expect(s).toMatchObject({ loading: false, error: 'Failed to fetch notifications' });
+  it('filters by tab', () => {
+    const all = lists([stored(1, true, 'Bob requested $5.00'), stored(2, true, 'Card expired'), stored(3, false, 'Welcome')]);
+    expect(filteredNotifications(all, 'requests').map((n) => n.id)).toEqual([1]);
+    expect(filteredNotifications(all, 'alerts').map((n) => n.id)).toEqual([2]);
+    expect(filteredNotifications(all, 'all')).toHaveLength(3);
   });
 
   it('gives pushes without an id a local one', () => {
@@ -142,12 +130,55 @@ describe('live notification socket', () => {
   });
   afterEach(() => jest.useRealTimers());
 
-  const open = (onNotification = jest.fn()) =>
+  const open = (onNotification = jest.fn(), onResync = jest.fn()) =>
     openNotificationSocket({
       url: 'ws://host/ws?user_id=1&token=t',
       onNotification,
+      onResync,
       createSocket: (u) => new FakeSocket(u),
     });
+
+  it('a {"type":"resync"} message asks for a refetch, and is not a notification', () => {
+    const onNotification = jest.fn();
+    const onResync = jest.fn();
+    open(onNotification, onResync);
+    FakeSocket.all[0].open();
+    FakeSocket.all[0].send(JSON.stringify({ type: 'resync' }));
+    expect(onResync).toHaveBeenCalledTimes(1);
+    expect(onNotification).not.toHaveBeenCalled();
+    expect(parseSocketMessage('{"type":"resync"}')).toEqual({ type: 'resync' });
+  });
+
+  it('pause() closes without retrying; resume() reconnects at once with the retries restored', () => {
+    const socket = open();
+    FakeSocket.all[0].drop();
+    for (let i = 1; i <= 5; i++) {
+      jest.advanceTimersByTime(3000);
+      FakeSocket.all[i].drop();
+    }
+    // Gave up after 5 retries (as a phone asleep in the background would).
+    jest.advanceTimersByTime(60_000);
+    expect(FakeSocket.all).toHaveLength(6);
+    expect(socket.retries).toBe(5);
+    socket.resume();
+    expect(FakeSocket.all).toHaveLength(7);
+    expect(socket.retries).toBe(0);
+    FakeSocket.all[6].open();
+
+    socket.pause();
+    expect(FakeSocket.all[6].closed).toBe(true);
+    jest.advanceTimersByTime(60_000);
+    expect(FakeSocket.all).toHaveLength(7);
+    socket.resume();
+    expect(FakeSocket.all).toHaveLength(8);
+    // Already connecting: a second resume opens nothing more.
+    socket.resume();
+    expect(FakeSocket.all).toHaveLength(8);
+    // Retries work again after a resume.
+    FakeSocket.all[7].drop();
+    jest.advanceTimersByTime(3000);
+    expect(FakeSocket.all).toHaveLength(9);
+  });
 
   it('delivers parsed pushes and ignores junk', () => {
     const onNotification = jest.fn();
@@ -160,7 +191,7 @@ describe('live notification socket', () => {
     s.send(JSON.stringify({ nope: true }));
     expect(onNotification).toHaveBeenCalledTimes(1);
     expect(onNotification.mock.calls[0][0]).toMatchObject({ id: 1, message: 'You received $5.00 from account 1' });
-    expect(parsePush(42)).toBeNull();
+    expect(parseSocketMessage(42)).toBeNull();
   });
 
   it('retries up to 5 times, 3000 ms apart, then gives up', () => {

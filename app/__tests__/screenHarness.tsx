@@ -1,6 +1,6 @@
 import { NavigationContainer, useRoute } from '@react-navigation/native';
 import { createNativeStackNavigator } from '@react-navigation/native-stack';
-import { act } from '@testing-library/react-native';
+import { act } from './rtl';
 import type { ComponentType, ReactElement } from 'react';
 import { Text } from 'react-native';
 
@@ -102,6 +102,7 @@ export const requests: MoneyRequest[] = [
     recipient_id: '100200300',
     Status: 'PENDING',
     RequesteAt: '2026-05-01T12:00:00Z',
+    ExpiresAt: '2026-05-08T12:00:00Z',
     description: 'Lunch',
     direction: 'incoming',
   },
@@ -112,6 +113,7 @@ export const requests: MoneyRequest[] = [
     recipient_id: '900800700',
     Status: 'PENDING',
     RequesteAt: '2026-05-02T12:00:00Z',
+    ExpiresAt: '2026-05-09T12:00:00Z',
     description: 'Cinema',
     direction: 'outgoing',
   },
@@ -122,6 +124,7 @@ export const requests: MoneyRequest[] = [
     recipient_id: '100200300',
     Status: 'ACCEPTED',
     RequesteAt: '2026-04-02T12:00:00Z',
+    ExpiresAt: '2026-04-09T12:00:00Z',
     description: 'Coffee',
     direction: 'incoming',
   },

@@ -1,5 +1,6 @@
-import { act, fireEvent, renderHook, screen } from '@testing-library/react-native';
+import { act, fireEvent, onWeb, pressEscape, renderHook, roleOf, screen, setWindowSize, styleOf } from './rtl';
 import * as RN from 'react-native';
+import { SafeAreaProvider } from 'react-native-safe-area-context';
 
 import { Shell } from '../components/shell/Shell';
 import type { User } from '../services/api/types';
@@ -21,9 +22,11 @@ describe('sidebar rules', () => {
     expect(defaultSidebarOpen(1280)).toBe(true);
   });
 
-  it('is 240px expanded and 70px collapsed', () => {
+  it('is 240px expanded and a 70px rail collapsed; below 768px a drawer that takes no room when closed', () => {
     expect(sidebarWidth(true)).toBe(240);
     expect(sidebarWidth(false)).toBe(70);
+    expect(sidebarWidth(true, true)).toBe(240);
+    expect(sidebarWidth(false, true)).toBe(0);
   });
 
   it('shows a backdrop only when open on a narrow screen', () => {
@@ -38,7 +41,7 @@ describe('sidebar rules', () => {
     expect(result.current.width).toBe(240);
     rerender({ w: 600 });
     expect(result.current.open).toBe(false);
-    expect(result.current.width).toBe(70);
+    expect(result.current.width).toBe(0);
     act(() => result.current.toggle());
     expect(result.current).toMatchObject({ open: true, backdrop: true });
     // Resizing within the narrow range keeps the choice; an outside click collapses.
@@ -74,10 +77,7 @@ const user: User = {
 };
 
 /** Sets the window size seen by useWindowDimensions. */
-function mockWidth(width: number) {
-  const size = { width, height: 800, scale: 1, fontScale: 1 };
-  act(() => RN.Dimensions.set({ window: size, screen: size }));
-}
+const mockWidth = (width: number) => setWindowSize(width);
 
 describe('Shell', () => {
   afterEach(() => {
@@ -92,45 +92,105 @@ describe('Shell', () => {
       </Shell>,
     );
 
-  it('narrow: collapsed, opens with a backdrop, and an outside click collapses it', () => {
+  it('narrow: no rail; the toggle opens a drawer over the content with a backdrop, and an outside click closes it', () => {
     mockWidth(390);
     renderShell();
     expect(screen.getByText('Page content')).toBeTruthy();
-    expect(screen.getByTestId('sidebar')).toHaveStyle({ width: 70 });
+    // Closed: no sidebar at all (no 70px rail on a phone).
+    expect(screen.queryByTestId('sidebar')).toBeNull();
     expect(screen.queryByTestId('sidebar-backdrop')).toBeNull();
-    // Collapsed: icons only.
     expect(screen.queryByText('Send Money')).toBeNull();
 
     fireEvent.press(screen.getByLabelText('Toggle sidebar'));
-    expect(screen.getByTestId('sidebar')).toHaveStyle({ width: 240 });
-    expect(screen.getByTestId('sidebar-backdrop')).toBeTruthy();
+    expect(styleOf(screen.getByTestId('sidebar'), 'width')).toBe(240);
+    // A modal drawer over the content: screen readers stay inside it.
+    expect(roleOf(screen.getByTestId('sidebar-drawer'))).toBe('dialog');
     expect(screen.getByText('Send Money')).toBeTruthy();
+    if (!onWeb) {
+      expect(screen.queryByText('Page content')).toBeNull(); // hidden from VoiceOver/TalkBack behind the drawer
+      expect(screen.getByText('Page content', { includeHiddenElements: true })).toBeTruthy();
+    }
 
-    fireEvent.press(screen.getByTestId('sidebar-backdrop'));
-    expect(screen.getByTestId('sidebar')).toHaveStyle({ width: 70 });
-    expect(screen.queryByTestId('sidebar-backdrop')).toBeNull();
+    fireEvent.press(screen.getByTestId('sidebar-backdrop', { includeHiddenElements: true }));
+    expect(screen.queryByTestId('sidebar')).toBeNull();
+    expect(screen.queryByTestId('sidebar-backdrop', { includeHiddenElements: true })).toBeNull();
+  });
+
+  if (onWeb) it('narrow: Escape closes the drawer', () => {
+    mockWidth(390);
+    renderShell();
+    fireEvent.press(screen.getByLabelText('Toggle sidebar'));
+    expect(screen.getByTestId('sidebar')).toBeTruthy();
+    pressEscape();
+    expect(screen.queryByTestId('sidebar')).toBeNull();
+  });
+
+  if (!onWeb) it('narrow: the back button (Android) or VoiceOver escape closes the drawer; a link closes it too', () => {
+    mockWidth(390);
+    const onNavigate = jest.fn();
+    renderShell('User', onNavigate);
+    const back = jest.spyOn(RN.BackHandler, 'addEventListener');
+    fireEvent.press(screen.getByLabelText('Toggle sidebar'));
+    const handler = back.mock.calls.find(([event]) => event === 'hardwareBackPress')?.[1];
+    expect(handler).toBeDefined();
+    let handled = false;
+    act(() => {
+      handled = (handler as () => boolean | null | undefined)() === true;
+    });
+    expect(handled).toBe(true);
+    expect(screen.queryByTestId('sidebar')).toBeNull();
+
+    fireEvent.press(screen.getByLabelText('Toggle sidebar'));
+    fireEvent(screen.getByTestId('sidebar-drawer'), 'accessibilityEscape');
+    expect(screen.queryByTestId('sidebar')).toBeNull();
+
+    fireEvent.press(screen.getByLabelText('Toggle sidebar'));
+    fireEvent.press(screen.getByTestId('nav-transfer-funds'));
+    expect(onNavigate).toHaveBeenCalledWith('TransferFunds');
+    expect(screen.queryByTestId('sidebar')).toBeNull();
+  });
+
+  // (The web reads the insets from CSS env(safe-area-inset-*), which jsdom does not have.)
+  if (!onWeb) it('keeps the safe area clear on all four sides (landscape notch)', () => {
+    mockWidth(900);
+    renderWithProviders(
+      <SafeAreaProvider initialMetrics={{ frame: { x: 0, y: 0, width: 900, height: 400 }, insets: { top: 0, left: 47, right: 47, bottom: 21 } }}>
+        <Shell user={user} activeRoute="Dashboard" onNavigate={jest.fn()} onLogout={jest.fn()}>
+          <RN.Text>x</RN.Text>
+        </Shell>
+      </SafeAreaProvider>,
+    );
+    const shell = screen.getByTestId('shell');
+    expect([styleOf(shell, 'paddingLeft'), styleOf(shell, 'paddingRight'), styleOf(shell, 'paddingBottom'), styleOf(shell, 'paddingTop')]).toEqual([47, 47, 21, 0]);
+  });
+
+  it('marks the current page in the sidebar for screen readers (selected on Android/iOS)', () => {
+    mockWidth(1280);
+    renderShell();
+    expect(screen.getByTestId('nav-dashboard')).toBeSelected();
+    expect(screen.getByTestId('nav-transfer-funds')).not.toBeSelected();
   });
 
   it('follows a window resize across 768px', () => {
     mockWidth(1280);
     renderShell();
-    expect(screen.getByTestId('sidebar')).toHaveStyle({ width: 240 });
+    expect(styleOf(screen.getByTestId('sidebar'), 'width')).toBe(240);
     mockWidth(700);
-    expect(screen.getByTestId('sidebar')).toHaveStyle({ width: 70 });
+    expect(screen.queryByTestId('sidebar')).toBeNull();
     mockWidth(1000);
-    expect(screen.getByTestId('sidebar')).toHaveStyle({ width: 240 });
+    expect(styleOf(screen.getByTestId('sidebar'), 'width')).toBe(240);
   });
 
   it('wide: expanded without a backdrop; the toggle collapses it', () => {
     mockWidth(1280);
     renderShell('Admin');
-    expect(screen.getByTestId('sidebar')).toHaveStyle({ width: 240 });
+    expect(styleOf(screen.getByTestId('sidebar'), 'width')).toBe(240);
     expect(screen.queryByTestId('sidebar-backdrop')).toBeNull();
     expect(screen.getByText('Users')).toBeTruthy();
     expect(screen.getByText('Role Assign')).toBeTruthy();
     expect(screen.queryByText('Send Money')).toBeNull();
     fireEvent.press(screen.getByLabelText('Toggle sidebar'));
-    expect(screen.getByTestId('sidebar')).toHaveStyle({ width: 70 });
+    expect(styleOf(screen.getByTestId('sidebar'), 'width')).toBe(70);
     expect(screen.queryByTestId('sidebar-backdrop')).toBeNull();
   });
 

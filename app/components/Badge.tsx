@@ -1,6 +1,6 @@
 import { StyleSheet, View, type Role, type StyleProp, type ViewStyle } from 'react-native';
 
-import { radius, spacing, useTheme } from '../theme';
+import { fontSize, radius, spacing, useTheme } from '../theme';
 import { Text } from './Text';
 
 export type BadgeTone = 'success' | 'danger' | 'warning' | 'neutral' | 'info';
@@ -48,5 +48,5 @@ export function statusTone(status: string | null | undefined): BadgeTone {
 
 const styles = StyleSheet.create({
   badge: { alignSelf: 'flex-start', borderRadius: radius.pill, paddingHorizontal: spacing.sm, paddingVertical: 2 },
-  text: { fontSize: 11, fontWeight: '700' },
+  text: { fontSize: fontSize.caption, fontWeight: '700' },
 });

@@ -31,11 +31,11 @@ export function Button({
   const { colors } = useTheme();
   const isDisabled = disabled || loading;
   const palette: Record<ButtonVariant, { bg: string; fg: string; border: string }> = {
-    primary: { bg: colors.primary, fg: colors.primaryText, border: colors.primary },
+    primary: { bg: colors.primary, fg: colors.onPrimary, border: colors.primary },
     secondary: { bg: colors.surfaceMuted, fg: colors.text, border: colors.surfaceMuted },
     outline: { bg: 'transparent', fg: colors.text, border: colors.border },
     ghost: { bg: 'transparent', fg: colors.text, border: 'transparent' },
-    danger: { bg: colors.danger, fg: '#ffffff', border: colors.danger },
+    danger: { bg: colors.danger, fg: colors.onDanger, border: colors.danger },
     link: { bg: 'transparent', fg: colors.primary, border: 'transparent' },
   };
   const p = palette[variant];

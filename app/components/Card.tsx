@@ -13,6 +13,7 @@ export interface CardProps {
   testID?: string;
 }
 
+/** A bordered panel; its title is a heading (level 2: pages are level 1). */
 export function Card({ title, action, children, style, testID }: CardProps) {
   const { colors } = useTheme();
   return (
@@ -20,7 +21,7 @@ export function Card({ title, action, children, style, testID }: CardProps) {
       {title || action ? (
         <View style={styles.header}>
           {title ? (
-            <Text variant="label" style={{ color: colors.textMuted, flexShrink: 1 }}>
+            <Text variant="label" role="heading" aria-level={2} style={{ color: colors.textMuted, flexShrink: 1 }}>
               {title}
             </Text>
           ) : null}

@@ -30,7 +30,7 @@ export function Checkbox({ label, checked, onChange, testID, disabled }: Checkbo
           { borderColor: checked ? colors.primary : colors.border, backgroundColor: checked ? colors.primary : colors.input },
         ]}
       >
-        {checked ? <Icon name="check" size={12} color={colors.primaryText} /> : null}
+        {checked ? <Icon name="check" size={12} color={colors.onPrimary} /> : null}
       </View>
       <Text variant="muted" style={{ color: colors.text }}>
         {label}

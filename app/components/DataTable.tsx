@@ -2,7 +2,9 @@ import { useState, type ReactNode } from 'react';
 import { ActivityIndicator, ScrollView, StyleSheet, View, type LayoutChangeEvent } from 'react-native';
 
 import { radius, spacing, useTheme } from '../theme';
+import { usePageFooter } from './pageFooter';
 import { Text } from './Text';
+import { ROWS_SCROLL_THEMSELVES, VirtualRows } from './VirtualRows';
 
 export interface Column<T> {
   key: string;
@@ -33,6 +35,14 @@ export interface DataTableProps<T> {
    * axe-core critical violation). Default 'table' keeps the earlier markup.
    */
   stackedRole?: 'table' | 'list';
+  /**
+   * A long list ("Load more"): on Android/iOS the rows are virtualized and
+   * scroll inside the table, which fills the page (put the screen in
+   * `listScreen` mode); the web keeps the table in the page.
+   */
+  virtualized?: boolean;
+  /** Below the rows (e.g. "Load more"): inside the scrolling list when virtualized, else after the table. */
+  footer?: ReactNode;
 }
 
 /**
@@ -51,8 +61,11 @@ export function DataTable<T>({
   stackBelow = 600,
   testID,
   stackedRole = 'list',
+  virtualized = false,
+  footer,
 }: DataTableProps<T>) {
   const { colors } = useTheme();
+  const pageFooter = usePageFooter();
   const [width, setWidth] = useState<number | null>(null);
   const narrow = width !== null && width < stackBelow;
   const onLayout = (e: LayoutChangeEvent) => setWidth(e.nativeEvent.layout.width);
@@ -84,43 +97,68 @@ export function DataTable<T>({
         <Text variant="muted">{emptyText}</Text>
       </View>
     );
-  } else if (narrow) {
-    body = data.map((row, i) => (
-      <View
-        key={keyExtractor(row, i)}
-        testID={testID ? `${testID}-row` : undefined}
-        role={stackedRole === 'list' ? 'listitem' : undefined}
-        style={[styles.card, { borderColor: colors.border }]}
-      >
-        {columns.map((col) => (
-          <View key={col.key} style={styles.cardLine}>
-            <Text variant="small" style={styles.cardLabel}>
-              {col.title}
-            </Text>
-            <View style={styles.cardValue}>{cell(col, row, i)}</View>
-          </View>
-        ))}
-      </View>
-    ));
   } else {
-    body = data.map((row, i) => (
-      <View
-        key={keyExtractor(row, i)}
-        testID={testID ? `${testID}-row` : undefined}
-        role="row"
-        style={[styles.row, { borderColor: colors.border }]}
-      >
-        {columns.map((col) => (
-          <View key={col.key} role="cell" style={[styles.cell, { flex: col.flex ?? 1, alignItems: alignOf(col.align) }]}>
-            {cell(col, row, i)}
+    const renderRow = narrow
+      ? (row: T, i: number) => (
+          <View
+            key={keyExtractor(row, i)}
+            testID={testID ? `${testID}-row` : undefined}
+            role={stackedRole === 'list' ? 'listitem' : undefined}
+            style={[styles.card, { borderColor: colors.border }]}
+          >
+            {columns.map((col) => (
+              <View key={col.key} style={styles.cardLine}>
+                <Text variant="small" style={styles.cardLabel}>
+                  {col.title}
+                </Text>
+                <View style={styles.cardValue}>{cell(col, row, i)}</View>
+              </View>
+            ))}
           </View>
-        ))}
-      </View>
-    ));
+        )
+      : (row: T, i: number) => (
+          <View
+            key={keyExtractor(row, i)}
+            testID={testID ? `${testID}-row` : undefined}
+            role="row"
+            style={[styles.row, { borderColor: colors.border }]}
+          >
+            {columns.map((col) => (
+              <View key={col.key} role="cell" style={[styles.cell, { flex: col.flex ?? 1, alignItems: alignOf(col.align) }]}>
+                {cell(col, row, i)}
+              </View>
+            ))}
+          </View>
+        );
+    body = virtualized ? (
+      <VirtualRows
+        data={data}
+        keyExtractor={keyExtractor}
+        renderRow={renderRow}
+        footer={
+          footer || pageFooter ? (
+            <>
+              {footer}
+              {pageFooter}
+            </>
+          ) : null
+        }
+      />
+    ) : (
+      data.map(renderRow)
+    );
   }
 
+  // Android/iOS, a virtualized list with rows: the list scrolls (the footer is its last item).
+  const scrollsItself = virtualized && ROWS_SCROLL_THEMSELVES && !loading && !error && !!data && data.length > 0;
+
   const table = (
-    <View testID={testID} role={narrow && stackedRole === 'list' ? 'list' : 'table'} onLayout={onLayout} style={[styles.table, { borderColor: colors.border }]}>
+    <View
+      testID={testID}
+      role={narrow && stackedRole === 'list' ? 'list' : 'table'}
+      onLayout={onLayout}
+      style={[styles.table, { borderColor: colors.border }, scrollsItself && styles.fill]}
+    >
       {!narrow ? (
         <View role="row" style={[styles.row, styles.headerRow, { borderColor: colors.border, backgroundColor: colors.surfaceMuted }]}>
           {columns.map((col) => (
@@ -135,7 +173,19 @@ export function DataTable<T>({
       {body}
     </View>
   );
-  if (!maxHeight) return table;
+  if (scrollsItself) return table;
+  // Not scrolling inside: the footer follows the table (never inside it: a table holds rows only).
+  const withFooter =
+    footer || (virtualized && pageFooter) ? (
+      <>
+        {table}
+        {footer}
+        {virtualized ? pageFooter : null}
+      </>
+    ) : (
+      table
+    );
+  if (!maxHeight) return withFooter;
   // A height-capped table scrolls by itself. The scroll container wraps the
   // whole table (nothing may stand between a table and its rows) and is
   // focusable, so keyboard users can scroll it too.
@@ -152,6 +202,7 @@ function alignOf(align: Column<unknown>['align']) {
 
 const styles = StyleSheet.create({
   table: { borderWidth: 1, borderRadius: radius.md, overflow: 'hidden' },
+  fill: { flex: 1 },
   headerRow: { borderTopWidth: 0 },
   row: { flexDirection: 'row', borderTopWidth: StyleSheet.hairlineWidth, minHeight: 44, alignItems: 'center' },
   cell: { paddingHorizontal: spacing.md, paddingVertical: spacing.sm, justifyContent: 'center', minWidth: 0 },

@@ -1,9 +1,21 @@
 import type { ReactNode } from 'react';
-import { Modal as RNModal, Pressable, ScrollView, StyleSheet, View, useWindowDimensions } from 'react-native';
+import {
+  KeyboardAvoidingView,
+  Modal as RNModal,
+  Platform,
+  Pressable,
+  ScrollView,
+  StyleSheet,
+  View,
+  useWindowDimensions,
+} from 'react-native';
+import { useSafeAreaInsets } from 'react-native-safe-area-context';
 
+import { useDismissKey } from '../hooks/useDismissKey';
 import { radius, spacing, useTheme } from '../theme';
 import { IconButton } from './IconButton';
 import { Text } from './Text';
+import { Toaster } from './Toaster';
 
 export interface ModalProps {
   visible: boolean;
@@ -16,47 +28,93 @@ export interface ModalProps {
   maxWidth?: number;
 }
 
-/** A closable dialog over a dimmed backdrop (backdrop click, the X button or Escape/back close it). */
+/**
+ * A closable dialog over a dimmed backdrop (backdrop click, the X button or
+ * Escape/back close it).
+ *
+ * On Android and iOS a Modal is a window of its own: it carries its own
+ * toast host (so a toast raised while the form is open shows above it) and
+ * moves out of the keyboard's way (the body scrolls; taps on buttons go
+ * through while the keyboard is up).
+ */
 export function Modal({ visible, onClose, title, children, footer, testID, maxWidth = 480 }: ModalProps) {
   const { colors } = useTheme();
   const { height } = useWindowDimensions();
+  const insets = useSafeAreaInsets();
+  // The web: Escape (see useDismissKey.web); Android: the back button reaches onRequestClose.
+  useDismissKey(Platform.OS === 'web' && visible, onClose);
   return (
-    <RNModal visible={visible} transparent animationType="fade" onRequestClose={onClose}>
-      <View style={styles.center}>
-        <Pressable
-          testID={testID ? `${testID}-backdrop` : undefined}
-          accessibilityLabel="Close dialog"
-          style={[StyleSheet.absoluteFill, { backgroundColor: colors.backdrop }]}
-          onPress={onClose}
-        />
+    <RNModal
+      visible={visible}
+      transparent
+      animationType="fade"
+      onRequestClose={() => visible && onClose()}
+      statusBarTranslucent
+      navigationBarTranslucent
+    >
+      <KeyboardAvoidingView
+        // Android draws edge to edge (SDK 57): the window is not resized for the keyboard, so pad on both.
+        behavior={Platform.OS === 'web' ? undefined : 'padding'}
+        style={styles.fill}
+      >
+        {/*
+          The dialog is the whole layer: backdrop, panel and toasts. (On iOS an
+          aria-modal view hides its siblings from VoiceOver, so the toasts must
+          be inside it, not beside it.)
+        */}
         <View
-          testID={testID}
+          testID={testID ? `${testID}-layer` : undefined}
           role="dialog"
           aria-modal
           aria-label={title}
           style={[
-            styles.panel,
-            { backgroundColor: colors.surface, borderColor: colors.border, maxWidth, maxHeight: height * 0.9 },
+            styles.center,
+            {
+              paddingTop: insets.top + spacing.lg,
+              paddingBottom: insets.bottom + spacing.lg,
+              paddingLeft: insets.left + spacing.lg,
+              paddingRight: insets.right + spacing.lg,
+            },
           ]}
         >
-          <View style={styles.header}>
-            <Text variant="subtitle" role="heading" aria-level={2} style={styles.title}>
-              {title}
-            </Text>
-            <IconButton icon="x" accessibilityLabel="Close" onPress={onClose} />
+          <Pressable
+            testID={testID ? `${testID}-backdrop` : undefined}
+            accessibilityLabel="Close dialog"
+            style={[StyleSheet.absoluteFill, { backgroundColor: colors.backdrop }]}
+            onPress={onClose}
+          />
+          <View
+            testID={testID}
+            style={[
+              styles.panel,
+              { backgroundColor: colors.surface, borderColor: colors.border, maxWidth, maxHeight: height * 0.9 },
+            ]}
+          >
+            <View style={styles.header}>
+              <Text variant="subtitle" role="heading" aria-level={2} style={styles.title}>
+                {title}
+              </Text>
+              <IconButton icon="x" accessibilityLabel="Close" onPress={onClose} />
+            </View>
+            <ScrollView
+              contentContainerStyle={styles.body}
+              keyboardShouldPersistTaps="handled"
+              keyboardDismissMode={Platform.OS === 'ios' ? 'interactive' : 'on-drag'}
+            >
+              {children}
+            </ScrollView>
+            {footer ? <View style={styles.footer}>{footer}</View> : null}
           </View>
-          <ScrollView contentContainerStyle={styles.body} keyboardShouldPersistTaps="handled">
-            {children}
-          </ScrollView>
-          {footer ? <View style={styles.footer}>{footer}</View> : null}
+          {visible ? <Toaster /> : null}
         </View>
-      </View>
+      </KeyboardAvoidingView>
     </RNModal>
   );
 }
 
 const styles = StyleSheet.create({
-  center: { flex: 1, alignItems: 'center', justifyContent: 'center', padding: spacing.lg },
+  fill: { flex: 1 },
+  center: { flex: 1, alignItems: 'center', justifyContent: 'center' },
   panel: { width: '100%', borderRadius: radius.lg, borderWidth: 1, overflow: 'hidden' },
   header: {
     flexDirection: 'row',
@@ -68,5 +126,5 @@ const styles = StyleSheet.create({
   },
   title: { flexShrink: 1 },
   body: { padding: spacing.lg, gap: spacing.md },
-  footer: { flexDirection: 'row', justifyContent: 'flex-end', gap: spacing.sm, padding: spacing.lg, paddingTop: 0 },
+  footer: { flexDirection: 'row', justifyContent: 'flex-end', gap: spacing.sm, padding: spacing.lg, paddingTop: 0, flexWrap: 'wrap' },
 });

@@ -1,16 +1,28 @@
 import type { ReactNode } from 'react';
-import { Modal as RNModal, Pressable, StyleSheet, View, useWindowDimensions, type StyleProp, type ViewStyle } from 'react-native';
+import { Modal as RNModal, Platform, Pressable, StyleSheet, View, useWindowDimensions, type StyleProp, type ViewStyle } from 'react-native';
 import { useSafeAreaInsets } from 'react-native-safe-area-context';
 
-import { radius, useTheme } from '../theme';
+import { useDismissKey } from '../hooks/useDismissKey';
+import { elevation, radius, spacing, useTheme } from '../theme';
+import { Toaster } from './Toaster';
+
+/** A rectangle in window coordinates (`measureInWindow`). */
+export interface AnchorRect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 export interface PopoverProps {
   visible: boolean;
   onClose: () => void;
-  /** Distance from the top of the window (below the header). */
-  top: number;
-  /** Distance from the right edge of the window. */
-  right: number;
+  /** Header menus: distance from the top of the safe area (below the header). */
+  top?: number;
+  /** Header menus: distance from the right edge of the window. */
+  right?: number;
+  /** Menus of a control: opened below it, right edges aligned. Wins over top/right once measured. */
+  anchor?: AnchorRect | null;
   width: number;
   children: ReactNode;
   testID?: string;
@@ -18,19 +30,33 @@ export interface PopoverProps {
   style?: StyleProp<ViewStyle>;
 }
 
+const MARGIN = spacing.sm;
+
 /**
- * A dropdown panel anchored at the top right (header menus). An outside
- * click closes it. Never wider than the window minus a small margin.
+ * A dropdown panel over everything (a React Native Modal: its own window on
+ * Android/iOS, a focus-trapping layer on the web). An outside click, Escape
+ * (web) or the back button (Android) closes it. Never wider than the window
+ * minus a small margin.
  */
-export function Popover({ visible, onClose, top, right, width, children, testID, accessibilityLabel, style }: PopoverProps) {
+export function Popover({ visible, onClose, top = 0, right = MARGIN, anchor, width, children, testID, accessibilityLabel, style }: PopoverProps) {
   const { colors } = useTheme();
   const window = useWindowDimensions();
   const insets = useSafeAreaInsets();
-  const margin = 8;
-  const w = Math.min(width, window.width - margin * 2);
-  const r = Math.max(margin, Math.min(right, window.width - w - margin));
+  const w = Math.min(width, window.width - MARGIN * 2);
+  const wantedRight = anchor ? window.width - (anchor.x + anchor.width) : right;
+  const r = Math.max(MARGIN, Math.min(wantedRight, window.width - w - MARGIN));
+  const t = anchor ? anchor.y + anchor.height + spacing.xs : top + insets.top;
+  // The web: Escape (see useDismissKey.web); Android: the back button reaches onRequestClose.
+  useDismissKey(Platform.OS === 'web' && visible, onClose);
   return (
-    <RNModal visible={visible} transparent animationType="none" onRequestClose={onClose}>
+    <RNModal
+      visible={visible}
+      transparent
+      animationType="none"
+      onRequestClose={() => visible && onClose()}
+      statusBarTranslucent
+      navigationBarTranslucent
+    >
       <Pressable testID={testID ? `${testID}-backdrop` : undefined} style={StyleSheet.absoluteFill} onPress={onClose} accessibilityLabel="Close menu" />
       <View
         testID={testID}
@@ -38,12 +64,14 @@ export function Popover({ visible, onClose, top, right, width, children, testID,
         aria-label={accessibilityLabel}
         style={[
           styles.panel,
-          { top: top + insets.top, right: r, width: w, backgroundColor: colors.surface, borderColor: colors.border },
+          elevation.menu,
+          { top: t, right: r, width: w, backgroundColor: colors.surface, borderColor: colors.border, shadowColor: colors.shadow },
           style,
         ]}
       >
         {children}
       </View>
+      {visible ? <Toaster /> : null}
     </RNModal>
   );
 }
@@ -54,10 +82,5 @@ const styles = StyleSheet.create({
     borderWidth: 1,
     borderRadius: radius.md,
     overflow: 'hidden',
-    shadowColor: '#000',
-    shadowOpacity: 0.15,
-    shadowRadius: 12,
-    shadowOffset: { width: 0, height: 4 },
-    elevation: 8,
   },
 });

@@ -10,12 +10,14 @@ export interface ScreenProps {
   actions?: ReactNode;
   children?: ReactNode;
   testID?: string;
+  /** Fill the height (a page whose long list scrolls itself). */
+  fill?: boolean;
 }
 
 /** A page inside the shell: the title (h1) and the content. The shell scrolls it. */
-export function Screen({ title, actions, children, testID }: ScreenProps) {
+export function Screen({ title, actions, children, testID, fill }: ScreenProps) {
   return (
-    <View testID={testID} style={styles.page}>
+    <View testID={testID} style={[styles.page, fill && styles.fill]}>
       <View style={styles.titleRow}>
         <Text variant="heading" testID="page-title" style={styles.title}>
           {title}
@@ -29,6 +31,7 @@ export function Screen({ title, actions, children, testID }: ScreenProps) {
 
 const styles = StyleSheet.create({
   page: { padding: spacing.lg, gap: spacing.lg },
+  fill: { flex: 1 },
   titleRow: { flexDirection: 'row', alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap', gap: spacing.sm },
   title: { flexShrink: 1 },
   actions: { flexDirection: 'row', gap: spacing.sm, flexWrap: 'wrap' },

@@ -5,6 +5,7 @@ import { fontSize, radius, spacing, useTheme } from '../theme';
 import { Icon } from './Icon';
 import type { SelectProps } from './Select.types';
 import { Text } from './Text';
+import { Toaster } from './Toaster';
 
 export type { SelectOption, SelectProps } from './Select.types';
 
@@ -56,6 +57,7 @@ export function Select<V extends string | number = string>({
               </Text>
             ) : null}
             <FlatList
+              testID={testID ? `${testID}-options` : undefined}
               data={rows}
               keyExtractor={(item, i) => `${String(item.value)}-${i}`}
               renderItem={({ item }) => {
@@ -63,6 +65,8 @@ export function Select<V extends string | number = string>({
                 return (
                   <Pressable
                     accessibilityRole="button"
+                    accessibilityLabel={item.label}
+                    testID={item.value === null && testID ? `${testID}-placeholder` : undefined}
                     accessibilityState={{ selected: isSelected }}
                     onPress={() => {
                       onChange(item.value);
@@ -78,6 +82,7 @@ export function Select<V extends string | number = string>({
             />
           </View>
         </View>
+        {open ? <Toaster /> : null}
       </RNModal>
     </View>
   );

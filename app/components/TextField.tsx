@@ -46,6 +46,8 @@ export const TextField = forwardRef<TextInput, TextFieldProps>(function TextFiel
         accessibilityLabel={label}
         aria-required={required}
         aria-invalid={!!error}
+        // Android/iOS know no aria-invalid: the error (or the hint) is read after the label.
+        accessibilityHint={error ?? hint}
         placeholderTextColor={colors.textMuted}
         {...TYPE_PROPS[type]}
         {...rest}

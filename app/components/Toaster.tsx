@@ -1,21 +1,44 @@
+import { useLayoutEffect, useState } from 'react';
 import { ActivityIndicator, Platform, Pressable, StyleSheet, View } from 'react-native';
 import { useSafeAreaInsets } from 'react-native-safe-area-context';
 
+import { createStore, useStore } from '../state/store';
 import { useToasts, toast, type Toast } from '../state/toast';
-import { radius, spacing, useTheme } from '../theme';
+import { elevation, radius, spacing, useTheme } from '../theme';
 import { Icon } from './Icon';
 import { Text } from './Text';
 
-/** Renders the toasts at the top right, newest first. Mount once at the root. */
+/**
+ * Toast hosts, bottom to top. On Android and iOS a React Native `Modal` is a
+ * window of its own, drawn over the app's: toasts shown by the root host would
+ * sit under an open form. So every `Modal` mounts a `<Toaster />` too, and only
+ * the topmost host (the last one mounted) renders the toasts; when a modal
+ * closes, its host goes and the one below takes over.
+ */
+const hosts = createStore<number[]>([]);
+let lastHostId = 0;
+
+/**
+ * Renders the toasts at the top right, newest first. Mounted once at the root
+ * and once inside every modal (see `Modal`, `Popover`); only the topmost shows them.
+ */
 export function Toaster() {
+  const [id] = useState(() => ++lastHostId);
+  useLayoutEffect(() => {
+    hosts.setState((list) => [...list, id]);
+    return () => hosts.setState((list) => list.filter((h) => h !== id));
+  }, [id]);
+  const isTop = useStore(hosts, (list) => list[list.length - 1] === id);
   const toasts = useToasts();
   const insets = useSafeAreaInsets();
-  if (toasts.length === 0) return null;
+  if (!isTop || toasts.length === 0) return null;
   return (
     <View
       pointerEvents="box-none"
-      style={[styles.region, { top: insets.top + spacing.lg, right: insets.right + spacing.lg }]}
+      testID="toaster"
+      style={[styles.region, { top: insets.top + spacing.lg, right: insets.right + spacing.lg, left: insets.left + spacing.lg }]}
       aria-live="polite"
+      accessibilityLiveRegion="polite"
     >
       {toasts.map((t) => (
         <ToastView key={t.id} toast={t} />
@@ -38,9 +61,10 @@ function ToastView({ toast: t }: { toast: Toast }) {
     <Pressable
       testID={`toast-${t.type}`}
       role={t.type === 'error' ? 'alert' : 'status'}
+      accessibilityRole={t.type === 'error' ? 'alert' : 'text'}
       accessibilityLabel={t.message}
       onPress={() => toast.dismiss(t.id)}
-      style={[styles.toast, { backgroundColor: colors.surface, borderColor: colors.border }]}
+      style={[styles.toast, elevation.toast, { backgroundColor: colors.surface, borderColor: colors.border, shadowColor: colors.shadow }]}
     >
       {icon}
       <Text variant="muted" style={[styles.message, { color: colors.text }]}>
@@ -50,14 +74,14 @@ function ToastView({ toast: t }: { toast: Toast }) {
   );
 }
 
+const TOAST_MAX_WIDTH = 360;
+
 const styles = StyleSheet.create({
   region: {
     position: Platform.OS === 'web' ? ('fixed' as 'absolute') : 'absolute',
     zIndex: 10000,
     alignItems: 'flex-end',
     gap: spacing.sm,
-    maxWidth: 360,
-    left: spacing.lg,
   },
   toast: {
     flexDirection: 'row',
@@ -67,12 +91,7 @@ const styles = StyleSheet.create({
     borderRadius: radius.md,
     paddingHorizontal: spacing.md,
     paddingVertical: spacing.sm + 2,
-    maxWidth: 360,
-    shadowColor: '#000',
-    shadowOpacity: 0.12,
-    shadowRadius: 10,
-    shadowOffset: { width: 0, height: 3 },
-    elevation: 6,
+    maxWidth: TOAST_MAX_WIDTH,
   },
   message: { flexShrink: 1 },
 });

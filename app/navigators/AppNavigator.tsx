@@ -28,13 +28,20 @@ const screens: Record<AppRouteName, ReturnType<typeof lazyScreen>> = {
   Logs: lazyScreen(() => import('../screens/LogsScreen')),
   Settings: lazyScreen(() => import('../screens/SettingsScreen')),
 };
+// Pages that are one long list ("Load more"): virtualized on Android/iOS, they scroll themselves.
+const LIST_SCREENS: ReadonlySet<AppRouteName> = new Set<AppRouteName>(['TransactionHistory', 'Logs']);
 const NotFoundScreen = lazyScreen(() => import('../screens/NotFoundScreen'));
 
 function AppArea() {
   return (
     <ShellTabs.Navigator initialRouteName="Dashboard">
       {(Object.keys(screens) as AppRouteName[]).map((name) => (
-        <ShellTabs.Screen key={name} name={name} component={screens[name]} options={{ title: ROUTE_TITLES[name] }} />
+        <ShellTabs.Screen
+          key={name}
+          name={name}
+          component={screens[name]}
+          options={{ title: ROUTE_TITLES[name], listScreen: LIST_SCREENS.has(name) }}
+        />
       ))}
     </ShellTabs.Navigator>
   );

@@ -17,13 +17,17 @@ import { ErrorBoundary } from '../components/ErrorBoundary';
 import { Loading } from '../components/Loading';
 import { Shell } from '../components/shell/Shell';
 import { signOut, useMe } from '../services/api/auth';
-import { isAdmin, sessionStore, useSession } from '../state/session';
+import { sessionStore, useSession } from '../state/session';
 import { toast } from '../state/toast';
-import { consumeExplicitSignOut, markExplicitSignOut, rememberRoute } from './redirect';
-import { ADMIN_ONLY, type AppParamList, type AppRouteName, type RootParamList } from './routes';
+import { roleMayOpen, type AppParamList, type AppRouteName, type RootParamList } from './routes';
 
 export interface ShellScreenOptions {
   title?: string;
+  /**
+   * The page is a long list that scrolls itself (a virtualized table on
+   * Android/iOS), so the shell does not wrap it in its scroll view.
+   */
+  listScreen?: boolean;
 }
 
 type ShellNavigatorProps = DefaultNavigatorOptions<
@@ -41,7 +45,8 @@ type ShellNavigatorProps = DefaultNavigatorOptions<
  * history on the web) rendered inside the Shell. Guards live here, so pages
  * need none of their own:
  * - signed out: remember the page, go to /auth;
- * - admin-only page for a non-admin: 'Unauthorized access', go to /.
+ * - a page not for the role (admin pages for a User, customer pages for an
+ *   Admin): 'Unauthorized access', go to /.
  */
 function ShellNavigator({ id, initialRouteName, children, screenOptions, layout, screenListeners, screenLayout }: ShellNavigatorProps) {
   const { state, descriptors, navigation, render } = useNavigationBuilder<
@@ -69,16 +74,13 @@ function ShellNavigator({ id, initialRouteName, children, screenOptions, layout,
   // Login guard.
   useEffect(() => {
     if (!hydrated || token) return;
-    if (!consumeExplicitSignOut()) {
-      rememberRoute({ name: routeName, params: route.params as AppParamList[AppRouteName] });
-    } else {
-      rememberRoute(null);
-    }
+    // Kept for the next sign-in (of the same user); ignored after Logout.
+    sessionStore.rememberRoute({ name: routeName, params: route.params as AppParamList[AppRouteName] });
     rootNavigation.reset({ index: 0, routes: [{ name: 'Auth' }] });
   }, [hydrated, token, routeName, route.params, rootNavigation]);
 
-  // Admin guard.
-  const forbidden = ADMIN_ONLY.has(routeName) && !!user && !isAdmin(user);
+  // Role guard: admin pages refuse a User, customer pages refuse an Admin.
+  const forbidden = !!user && !roleMayOpen(routeName, user.role);
   const warned = useRef<string | null>(null);
   useEffect(() => {
     if (!forbidden) return;
@@ -104,13 +106,11 @@ function ShellNavigator({ id, initialRouteName, children, screenOptions, layout,
 
   return render(
     <Shell
+      pageScrollsItself={descriptors[route.key].options.listScreen === true}
       user={user}
       activeRoute={routeName}
       onNavigate={(name) => navigation.navigate(name)}
-      onLogout={() => {
-        markExplicitSignOut();
-        void signOut();
-      }}
+      onLogout={() => void signOut({ explicit: true })}
     >
       {content}
     </Shell>,

@@ -1,5 +1,7 @@
 import type { NavigatorScreenParams } from '@react-navigation/native';
 
+import type { Role } from '../services/api/types';
+
 /** Screens inside the signed-in shell. */
 export type AppParamList = {
   Dashboard: undefined;
@@ -15,6 +17,12 @@ export type AppParamList = {
 };
 
 export type AppRouteName = keyof AppParamList;
+
+/** A page inside the shell, with its params (e.g. the one to return to after signing in). */
+export interface RememberedRoute {
+  name: AppRouteName;
+  params?: AppParamList[AppRouteName];
+}
 
 export type RootParamList = {
   Auth: undefined;
@@ -52,6 +60,16 @@ export const AUTH_PATH = 'auth';
 
 /** Pages only an Admin may open; others get 'Unauthorized access' and go to /. */
 export const ADMIN_ONLY: ReadonlySet<AppRouteName> = new Set<AppRouteName>(['Users', 'Assign']);
+
+/** Customer pages (the sidebar's Customers group): an Admin gets 'Unauthorized access' and goes to /. */
+export const CUSTOMER_ONLY: ReadonlySet<AppRouteName> = new Set<AppRouteName>(['AccountRegistration', 'TransferFunds', 'MoneyRequest']);
+
+/** Whether a role may open a page (the shell's guard; the sidebar shows the same links). */
+export function roleMayOpen(route: AppRouteName, role: Role): boolean {
+  if (ADMIN_ONLY.has(route)) return role === 'Admin';
+  if (CUSTOMER_ONLY.has(route)) return role !== 'Admin';
+  return true;
+}
 
 /** Titles, for the document title and placeholders. */
 export const ROUTE_TITLES: Record<AppRouteName, string> = {

@@ -4,7 +4,7 @@ import { StyleSheet, View } from 'react-native';
 
 import { Button, DataTable, IconButton, FormModal, Screen, Select, TextField, type Column } from '../components';
 import { ConfirmDialog } from '../components/ConfirmDialog';
-import { useErrorToast } from '../components/useErrorToast';
+import { useErrorToast } from '../hooks/useErrorToast';
 import type { RootParamList } from '../navigators/routes';
 import { useAccounts, useAccountTypes, useCreateAccount, useDeleteAccount, useUpdateAccount } from '../services/api/accounts';
 import { errorMessage } from '../services/api/client';
@@ -13,29 +13,11 @@ import { useSession } from '../state/session';
 import { toast } from '../state/toast';
 import { spacing, useTheme } from '../theme';
 import { datePart, formatMoney } from '../utils/format';
+import { validateAccountForm, type AccountFormErrors, type AccountFormValues } from '../utils/validation';
 
-interface FormState {
-  accountNumber: string;
-  balance: string;
-  typeId: number | null;
-}
-
-type FormErrors = Partial<Record<keyof FormState, string>>;
+type FormState = AccountFormValues;
 
 const EMPTY: FormState = { accountNumber: '', balance: '', typeId: null };
-
-/** Account form rules (spec §5). */
-export function validateAccountForm(form: FormState): FormErrors {
-  const errors: FormErrors = {};
-  if (!form.accountNumber.trim()) errors.accountNumber = 'Account number is required';
-  const balance = form.balance.trim() === '' ? 0 : Number(form.balance);
-  if (!Number.isFinite(balance)) errors.balance = 'Balance must be a number';
-  else if (balance < 0) errors.balance = 'Balance cannot be negative';
-  else if (!/^\d+(\.\d{1,2})?$/.test(form.balance.trim() === '' ? '0' : form.balance.trim()))
-    errors.balance = 'Balance can have at most 2 decimals';
-  if (form.typeId === null) errors.typeId = 'Account type is required';
-  return errors;
-}
 
 /** Account Registration (spec §2): the user's accounts, create, edit and delete. */
 export default function AccountRegistrationScreen() {
@@ -49,13 +31,13 @@ export default function AccountRegistrationScreen() {
   const update = useUpdateAccount();
   const remove = useDeleteAccount();
 
-  useErrorToast(accounts.isError, accounts.errorUpdatedAt, 'Failed to fetch accounts');
-  useErrorToast(types.isError, types.errorUpdatedAt, 'Failed to fetch account types');
+  useErrorToast(accounts.error, accounts.errorUpdatedAt, 'Failed to fetch accounts');
+  useErrorToast(types.error, types.errorUpdatedAt, 'Failed to fetch account types');
 
   const [open, setOpen] = useState(false);
   const [editing, setEditing] = useState<Account | null>(null);
   const [form, setForm] = useState<FormState>(EMPTY);
-  const [errors, setErrors] = useState<FormErrors>({});
+  const [errors, setErrors] = useState<AccountFormErrors>({});
   const [toDelete, setToDelete] = useState<Account | null>(null);
 
   const saving = create.isPending || update.isPending;
@@ -92,6 +74,7 @@ export default function AccountRegistrationScreen() {
     setErrors(found);
     if (Object.values(found).some(Boolean)) return;
     if (!user || !token) {
+      close();
       toast.error('Please login to continue');
       navigation.navigate('Auth');
       return;

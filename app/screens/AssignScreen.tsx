@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { StyleSheet, View } from 'react-native';
 
 import { Button, DataTable, Screen, Select, type Column, type SelectOption } from '../components';
-import { fetchUsersError, useErrorToast } from '../components/admin';
+import { useErrorToast } from '../hooks/useErrorToast';
+import { fetchUsersError } from '../utils/fetchUsersError';
 import { useAdminUsers, useAssignRole } from '../services/api/admin';
 import type { AdminUserRow, Role } from '../services/api/types';
 import { sessionStore, useSession } from '../state/session';

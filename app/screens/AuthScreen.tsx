@@ -5,11 +5,11 @@ import { KeyboardAvoidingView, Platform, Pressable, ScrollView, StyleSheet, View
 import { useSafeAreaInsets } from 'react-native-safe-area-context';
 
 import { Button, Checkbox, Tabs, Text, TextField } from '../components';
-import { takeRememberedRoute } from '../navigators/redirect';
+import { useServerField } from '../components/ServerField';
 import type { RootParamList } from '../navigators/routes';
 import { useLogin, useRegister } from '../services/api/auth';
 import { errorMessage } from '../services/api/client';
-import { useSession } from '../state/session';
+import { sessionStore, useSession } from '../state/session';
 import { toast } from '../state/toast';
 import { radius, spacing, useTheme } from '../theme';
 
@@ -38,6 +38,10 @@ export default function AuthScreen() {
   const [remember, setRemember] = useState(false);
   const [loginErrors, setLoginErrors] = useState<{ username?: string; password?: string }>({});
 
+  // Android/iOS: the Server field (the web uses its own origin).
+  const server = useServerField();
+  const checkingServer = server.checking;
+
   const [form, setForm] = useState<RegisterForm>(EMPTY_REGISTER);
   const [registerErrors, setRegisterErrors] = useState<Partial<Record<keyof RegisterForm, string>>>({});
 
@@ -50,30 +54,32 @@ export default function AuthScreen() {
   // Signed in (just now, or already): go to the remembered page, or /.
   useEffect(() => {
     if (!hydrated || !token) return;
-    const target = takeRememberedRoute();
+    const target = sessionStore.takeRememberedRoute();
     navigation.reset({
       index: 0,
       routes: [{ name: 'App', params: target ? { screen: target.name, params: target.params } : { screen: 'Dashboard' } }],
     });
   }, [hydrated, token, navigation]);
 
-  const submitLogin = () => {
+  const submitLogin = async () => {
     const errors: typeof loginErrors = {};
     if (!username.trim()) errors.username = 'Username is required';
     if (!password) errors.password = 'Password is required';
     setLoginErrors(errors);
-    if (errors.username || errors.password || login.isPending) return;
+    if (errors.username || errors.password || login.isPending || checkingServer) return;
+    if (!(await server.ensure())) return;
     login.mutate({ email: username.trim(), password });
   };
 
-  const submitRegister = () => {
+  const submitRegister = async () => {
     const errors: typeof registerErrors = {};
     if (!form.full_name.trim()) errors.full_name = 'Full Name is required';
     if (!form.email.trim()) errors.email = 'Email is required';
     if (!form.phone_number.trim()) errors.phone_number = 'Phone is required';
     if (!form.password) errors.password = 'Password is required';
     setRegisterErrors(errors);
-    if (Object.keys(errors).length > 0 || register.isPending) return;
+    if (Object.keys(errors).length > 0 || register.isPending || checkingServer) return;
+    if (!(await server.ensure())) return;
     const payload = {
       full_name: form.full_name.trim(),
       email: form.email.trim(),
@@ -123,6 +129,8 @@ export default function AuthScreen() {
             ]}
           />
 
+          {server.field}
+
           {mode === 'login' ? (
             <View style={styles.form} testID="login-form">
               <TextField
@@ -147,7 +155,7 @@ export default function AuthScreen() {
                 error={loginErrors.password}
                 autoComplete="current-password"
                 required
-                onSubmitEditing={submitLogin}
+                onSubmitEditing={() => void submitLogin()}
                 returnKeyType="go"
               />
               <View style={styles.row}>
@@ -161,8 +169,8 @@ export default function AuthScreen() {
               <Button
                 title={login.isPending ? 'Signing in...' : 'Login'}
                 testID="login-submit"
-                onPress={submitLogin}
-                loading={login.isPending}
+                onPress={() => void submitLogin()}
+                loading={login.isPending || checkingServer}
                 fullWidth
               />
             </View>
@@ -204,13 +212,13 @@ export default function AuthScreen() {
                 error={registerErrors.password}
                 autoComplete="new-password"
                 required
-                onSubmitEditing={submitRegister}
+                onSubmitEditing={() => void submitRegister()}
               />
               <Button
                 title={register.isPending ? 'Registering...' : 'Register'}
                 testID="register-submit"
-                onPress={submitRegister}
-                loading={register.isPending}
+                onPress={() => void submitRegister()}
+                loading={register.isPending || checkingServer}
                 fullWidth
               />
             </View>

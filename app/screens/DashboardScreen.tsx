@@ -1,10 +1,9 @@
-import { lazy } from 'react';
-
 import { isAdmin, useSession } from '../state/session';
+import AdminDashboardScreen from './AdminDashboardScreen';
+import UserDashboardScreen from './UserDashboardScreen';
 
-// Each dashboard is its own chunk (charts are heavy); only the one for the role loads.
-const AdminDashboardScreen = lazy(() => import('./AdminDashboardScreen'));
-const UserDashboardScreen = lazy(() => import('./UserDashboardScreen'));
+// One chunk for the home page (this screen, both dashboards and the chart):
+// the page waits for one download, not for three in a row.
 
 /** '/': the Admin Dashboard for role Admin, the User Dashboard otherwise. */
 export default function DashboardScreen() {

@@ -1,7 +1,8 @@
 import { StyleSheet, View } from 'react-native';
 
 import { Button, DataTable, Screen, type Column } from '../components';
-import { AuditChainBadge, useErrorToast } from '../components/admin';
+import { AuditChainBadge } from '../components/AuditChainBadge';
+import { useErrorToast } from '../hooks/useErrorToast';
 import { UnexpectedFormatError, useAuditLogPages } from '../services/api/admin';
 import type { AuditLog } from '../services/api/types';
 import { spacing } from '../theme';
@@ -42,7 +43,7 @@ export default function LogsScreen() {
   const failedFirstPage = logs.isError && rows.length === 0;
 
   return (
-    <Screen title="System Logs" testID="screen-logs" actions={<AuditChainBadge />}>
+    <Screen title="System Logs" testID="screen-logs" fill actions={<AuditChainBadge />}>
       <DataTable
         testID="logs-table"
         columns={columns}
@@ -54,20 +55,23 @@ export default function LogsScreen() {
         emptyText="No logs available"
         stackBelow={760}
         stackedRole="list"
+        virtualized
+        footer={
+          logs.hasNextPage ? (
+            <View style={styles.more}>
+              <Button
+                title={logs.isFetchingNextPage ? 'Loading...' : 'Load more'}
+                variant="outline"
+                testID="logs-load-more"
+                loading={logs.isFetchingNextPage}
+                onPress={() => void logs.fetchNextPage()}
+              />
+            </View>
+          ) : null
+        }
       />
-      {logs.hasNextPage ? (
-        <View style={styles.more}>
-          <Button
-            title={logs.isFetchingNextPage ? 'Loading...' : 'Load more'}
-            variant="outline"
-            testID="logs-load-more"
-            loading={logs.isFetchingNextPage}
-            onPress={() => void logs.fetchNextPage()}
-          />
-        </View>
-      ) : null}
     </Screen>
   );
 }
 
-const styles = StyleSheet.create({ more: { alignItems: 'center', paddingBottom: spacing.lg } });
+const styles = StyleSheet.create({ more: { alignItems: 'center', paddingVertical: spacing.lg } });

@@ -1,10 +1,9 @@
 import { useRef, useState } from 'react';
-import { StyleSheet, View } from 'react-native';
 
-import { Button, DataTable, IconButton, FormModal, Screen, Select, TextField, type Column } from '../components';
-import { INVALID_AMOUNT_MESSAGE, isValidAmount } from '../components/amount';
+import { Button, Card, DataTable, FormModal, Screen, Select, TextField, type Column } from '../components';
+import { ActionMenu } from '../components/ActionMenu';
 import { canAnswerRequest, StatusBadge } from '../components/StatusBadge';
-import { useErrorToast } from '../components/useErrorToast';
+import { useErrorToast } from '../hooks/useErrorToast';
 import { useAccounts } from '../services/api/accounts';
 import {
   useAcceptMoneyRequest,
@@ -16,6 +15,7 @@ import type { MoneyRequest } from '../services/api/types';
 import { toast } from '../state/toast';
 import { spacing } from '../theme';
 import { currencyOf, datePart, formatMoney } from '../utils/format';
+import { moneyRequestFormError } from '../utils/validation';
 
 interface RequestForm {
   from: string | null;
@@ -33,12 +33,11 @@ export default function MoneyRequestScreen() {
   const create = useCreateMoneyRequest();
   const accept = useAcceptMoneyRequest();
   const decline = useDeclineMoneyRequest();
-  useErrorToast(requests.isError, requests.errorUpdatedAt, 'Failed to fetch money requests');
-  useErrorToast(accounts.isError, accounts.errorUpdatedAt, 'Failed to fetch accounts');
+  useErrorToast(requests.error, requests.errorUpdatedAt, 'Failed to fetch money requests');
+  useErrorToast(accounts.error, accounts.errorUpdatedAt, 'Failed to fetch accounts');
 
   const [open, setOpen] = useState(false);
   const [form, setForm] = useState<RequestForm>(EMPTY);
-  const [menuFor, setMenuFor] = useState<number | null>(null);
   const [busyId, setBusyId] = useState<number | null>(null);
   const inFlight = useRef(false);
 
@@ -50,12 +49,9 @@ export default function MoneyRequestScreen() {
 
   const submit = () => {
     if (inFlight.current) return;
-    if (!form.amount.trim() || !form.from || !form.to.trim()) {
-      toast.error('Amount, From Account, and To Account are required.');
-      return;
-    }
-    if (!isValidAmount(form.amount)) {
-      toast.error(INVALID_AMOUNT_MESSAGE);
+    const invalid = moneyRequestFormError(form);
+    if (invalid || !form.from) {
+      if (invalid) toast.error(invalid);
       return;
     }
     inFlight.current = true;
@@ -81,7 +77,6 @@ export default function MoneyRequestScreen() {
 
   const answer = (r: MoneyRequest, action: 'accept' | 'decline') => {
     if (busyId !== null) return;
-    setMenuFor(null);
     setBusyId(r.ID);
     const mutation = action === 'accept' ? accept : decline;
     mutation.mutate(r.ID, {
@@ -103,36 +98,15 @@ export default function MoneyRequestScreen() {
       flex: 1.4,
       render: (r) =>
         canAnswerRequest(r) ? (
-          <View style={styles.menu}>
-            <IconButton
-              icon="more-horizontal"
-              accessibilityLabel={`Actions for request ${r.ID}`}
-              aria-expanded={menuFor === r.ID}
-              aria-haspopup="menu"
-              testID={`request-menu-${r.ID}`}
-              disabled={busyId !== null}
-              onPress={() => setMenuFor((m) => (m === r.ID ? null : r.ID))}
-            />
-            {menuFor === r.ID ? (
-              <View role="menu" style={styles.menuItems}>
-                <Button
-                  title="Accept"
-                  size="sm"
-                  role="menuitem"
-                  testID={`request-accept-${r.ID}`}
-                  onPress={() => answer(r, 'accept')}
-                />
-                <Button
-                  title="Decline"
-                  size="sm"
-                  variant="outline"
-                  role="menuitem"
-                  testID={`request-decline-${r.ID}`}
-                  onPress={() => answer(r, 'decline')}
-                />
-              </View>
-            ) : null}
-          </View>
+          <ActionMenu
+            accessibilityLabel={`Actions for request ${r.ID}`}
+            testID={`request-menu-${r.ID}`}
+            disabled={busyId !== null}
+            items={[
+              { label: 'Accept', testID: `request-accept-${r.ID}`, onPress: () => answer(r, 'accept') },
+              { label: 'Decline', testID: `request-decline-${r.ID}`, destructive: true, onPress: () => answer(r, 'decline') },
+            ]}
+          />
         ) : null,
     },
   ];
@@ -143,16 +117,18 @@ export default function MoneyRequestScreen() {
       testID="screen-money-request"
       actions={<Button title="New Money Request" icon="plus" testID="request-new" onPress={() => setOpen(true)} />}
     >
-      <DataTable
-        testID="request-history"
-        columns={columns}
-        data={requests.isError ? [] : requests.data}
-        keyExtractor={(r) => String(r.ID)}
-        loading={requests.isPending}
-        loadingText="Loading requests..."
-        error={requests.isError ? 'Failed to fetch money requests' : null}
-        emptyText="No money requests available."
-      />
+      <Card title="Request History">
+        <DataTable
+          testID="request-history"
+          columns={columns}
+          data={requests.isError ? [] : requests.data}
+          keyExtractor={(r) => String(r.ID)}
+          loading={requests.isPending}
+          loadingText="Loading requests..."
+          error={requests.isError ? 'Failed to fetch money requests' : null}
+          emptyText="No money requests available."
+        />
+      </Card>
 
       <FormModal visible={open} onClose={close} title="New Money Request" submitTitle="Create Request" onSubmit={submit} submitting={create.isPending} testIDPrefix="request">
         <Select<string>
@@ -193,7 +169,3 @@ export default function MoneyRequestScreen() {
   );
 }
 
-const styles = StyleSheet.create({
-  menu: { gap: spacing.xs, alignItems: 'flex-start' },
-  menuItems: { flexDirection: 'row', gap: spacing.sm, flexWrap: 'wrap' },
-});

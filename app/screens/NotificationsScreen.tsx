@@ -28,7 +28,7 @@ function useNow(): number {
 /** All notifications (stored and live), filtered by tab; clicking one marks it read. */
 export default function NotificationsScreen() {
   const { colors } = useTheme();
-  const { state, filteredItems, loading, error, markRead, setFilter, refetch } = useNotificationCenter();
+  const { filter, filteredItems, loading, error, markRead, setFilter, refetch } = useNotificationCenter();
   const now = useNow();
 
   // The stored list may be older than this visit: fetch it again.
@@ -71,7 +71,7 @@ export default function NotificationsScreen() {
         <View style={styles.header}>
           <Tabs<NotificationFilter>
             tabs={TABS}
-            value={state.filter}
+            value={filter}
             onChange={setFilter}
             accessibilityLabel="Filter notifications"
             style={styles.tabs}

@@ -5,7 +5,7 @@ import { StyleSheet, View } from 'react-native';
 
 import { Button, DataTable, Screen, Select, Text, type Column } from '../components';
 import { TransactionTypeBadge } from '../components/StatusBadge';
-import { useErrorToast } from '../components/useErrorToast';
+import { useErrorToast } from '../hooks/useErrorToast';
 import type { AppParamList } from '../navigators/routes';
 import { useAccounts } from '../services/api/accounts';
 import { useTransactionHistoryPages } from '../services/api/transactions';
@@ -35,7 +35,8 @@ export default function TransactionHistoryScreen() {
     transaction_type: filter === 'ALL' ? undefined : filter,
     limit: HISTORY_PAGE_SIZE,
   });
-  useErrorToast(history.isError && !history.data, history.errorUpdatedAt, 'Failed to fetch transactions');
+  // A failed "load more" keeps the rows shown and says so below them; only a failed first page toasts.
+  useErrorToast(history.data ? null : history.error, history.errorUpdatedAt, 'Failed to fetch transactions');
 
   const rows = history.data?.pages.flatMap((p) => p?.data ?? []) ?? [];
 
@@ -48,7 +49,7 @@ export default function TransactionHistoryScreen() {
   ];
 
   return (
-    <Screen title="Transaction History" testID="screen-transaction-history">
+    <Screen title="Transaction History" testID="screen-transaction-history" fill>
       <View style={styles.toolbar}>
         <Text variant="muted" testID="history-scope">
           {accountId ? `Account ${accountId}` : 'All accounts'}
@@ -72,22 +73,27 @@ export default function TransactionHistoryScreen() {
         loadingText="Loading transactions..."
         error={history.isError && !history.data ? 'Failed to load transactions' : null}
         emptyText="No transactions found."
+        virtualized
+        footer={
+          <>
+            {history.hasNextPage ? (
+              <Button
+                title="Load more"
+                variant="outline"
+                testID="history-load-more"
+                loading={history.isFetchingNextPage}
+                onPress={() => void history.fetchNextPage()}
+                style={styles.more}
+              />
+            ) : null}
+            {history.isFetchNextPageError ? (
+              <Text variant="muted" role="alert">
+                Failed to load transactions
+              </Text>
+            ) : null}
+          </>
+        }
       />
-      {history.hasNextPage ? (
-        <Button
-          title="Load more"
-          variant="outline"
-          testID="history-load-more"
-          loading={history.isFetchingNextPage}
-          onPress={() => void history.fetchNextPage()}
-          style={styles.more}
-        />
-      ) : null}
-      {history.isFetchNextPageError ? (
-        <Text variant="muted" role="alert">
-          Failed to load transactions
-        </Text>
-      ) : null}
     </Screen>
   );
 }
@@ -95,5 +101,5 @@ export default function TransactionHistoryScreen() {
 const styles = StyleSheet.create({
   toolbar: { flexDirection: 'row', flexWrap: 'wrap', alignItems: 'flex-end', justifyContent: 'space-between', gap: spacing.md },
   filter: { minWidth: 200, flexGrow: 0 },
-  more: { alignSelf: 'center' },
+  more: { alignSelf: 'center', marginVertical: spacing.md },
 });

@@ -1,51 +1,35 @@
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { StyleSheet, View } from 'react-native';
 
 import { Button, Card, DataTable, FormModal, Screen, Select, Text, TextField, type Column } from '../components';
-import { INVALID_AMOUNT_MESSAGE, isValidAmount } from '../components/amount';
 import { TransactionTypeBadge } from '../components/StatusBadge';
-import { useErrorToast } from '../components/useErrorToast';
-import { accountsApi, useAccounts } from '../services/api/accounts';
-import { ApiError, errorMessage } from '../services/api/client';
+import { useDebouncedValue } from '../hooks/useDebouncedValue';
+import { useErrorToast } from '../hooks/useErrorToast';
+import { useAccountLookup, useAccounts } from '../services/api/accounts';
+import { errorMessage } from '../services/api/client';
 import { newIdempotencyKey, useTransactionHistory, useTransfer } from '../services/api/transactions';
 import type { Transaction, TransferPayload } from '../services/api/types';
 import { useSession } from '../state/session';
 import { toast } from '../state/toast';
 import { spacing, useTheme } from '../theme';
 import { currencyOf, datePart, formatMoney } from '../utils/format';
+import { transferFormError } from '../utils/validation';
 
 /** Spec §9: the recipient lookup waits 1000 ms after typing, for 6+ characters. */
 export const LOOKUP_DELAY_MS = 1000;
-export const LOOKUP_MIN_LENGTH = 6;
 
 /**
- * The recipient's full name, looked up after a pause in typing. Stale answers
- * (for a number typed over since) are ignored.
+ * The recipient's full name, looked up 1000 ms after typing stops (the
+ * lookup hook runs only for 6+ characters). A name is shown only for the
+ * number in the field now; any failure of the lookup (404, 429, no network)
+ * says 'Account not found'.
  */
-function useRecipientName(accountNumber: string) {
-  const [name, setName] = useState('');
-  const seq = useRef(0);
-  useEffect(() => {
-    const n = accountNumber.trim();
-    seq.current += 1;
-    const mine = seq.current;
-    setName('');
-    if (n.length < LOOKUP_MIN_LENGTH) return;
-    const timer = setTimeout(() => {
-      accountsApi
-        .lookup(n)
-        .then((res) => {
-          if (seq.current === mine) setName(res?.full_name ?? '');
-        })
-        .catch((err: unknown) => {
-          if (seq.current !== mine) return;
-          setName('');
-          if (err instanceof ApiError && err.status === 404) toast.error('Account not found');
-        });
-    }, LOOKUP_DELAY_MS);
-    return () => clearTimeout(timer);
-  }, [accountNumber]);
-  return name;
+function useRecipientName(accountNumber: string): string {
+  const typed = accountNumber.trim();
+  const settled = useDebouncedValue(typed, LOOKUP_DELAY_MS);
+  const lookup = useAccountLookup(settled);
+  useErrorToast(lookup.error, lookup.errorUpdatedAt, 'Account not found');
+  return settled === typed && lookup.data ? lookup.data.full_name ?? '' : '';
 }
 
 interface TransferForm {
@@ -64,8 +48,8 @@ export default function TransferFundsScreen() {
   const accounts = useAccounts();
   const history = useTransactionHistory();
   const transfer = useTransfer();
-  useErrorToast(accounts.isError, accounts.errorUpdatedAt, 'Failed to fetch accounts');
-  useErrorToast(history.isError, history.errorUpdatedAt, 'Failed to fetch transactions');
+  useErrorToast(accounts.error, accounts.errorUpdatedAt, 'Failed to fetch accounts');
+  useErrorToast(history.error, history.errorUpdatedAt, 'Failed to fetch transactions');
 
   const [open, setOpen] = useState(false);
   const [form, setForm] = useState<TransferForm>(EMPTY);
@@ -89,15 +73,12 @@ export default function TransferFundsScreen() {
 
   const submit = () => {
     if (inFlight.current) return;
-    if (!form.amount.trim() || !form.from || !form.to.trim()) {
-      toast.error('Amount, From Account, and Recipient are required.');
+    const invalid = transferFormError(form);
+    if (invalid) {
+      toast.error(invalid);
       return;
     }
-    if (!isValidAmount(form.amount)) {
-      toast.error(INVALID_AMOUNT_MESSAGE);
-      return;
-    }
-    if (!user) {
+    if (!user || !form.from) {
       toast.error('User not found. Please login again.');
       return;
     }

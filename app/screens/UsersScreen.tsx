@@ -2,7 +2,8 @@ import { useMemo, useState } from 'react';
 import { StyleSheet, View } from 'react-native';
 
 import { Badge, Button, DataTable, Screen, Text, TextField, type Column } from '../components';
-import { fetchUsersError, useErrorToast } from '../components/admin';
+import { useErrorToast } from '../hooks/useErrorToast';
+import { fetchUsersError } from '../utils/fetchUsersError';
 import { errorMessage } from '../services/api/client';
 import { useAdminUsers, useSetUserStatus } from '../services/api/admin';
 import type { AdminUserRow } from '../services/api/types';

@@ -15,6 +15,8 @@ interface SocketLike {
 export interface NotificationSocketOptions {
   url: string;
   onNotification: (n: PushedNotification) => void;
+  /** `{"type":"resync"}`: the server may have missed events (e.g. after a database restart); refetch. */
+  onResync?: () => void;
   onStatus?: (status: 'open' | 'closed' | 'retrying' | 'gave-up') => void;
   createSocket?: (url: string) => SocketLike;
   maxRetries?: number;
@@ -23,19 +25,35 @@ export interface NotificationSocketOptions {
 
 export interface NotificationSocket {
   close(): void;
+  /**
+   * The app went to the background: close the connection and stop retrying
+   * (a phone would kill it anyway, and retries would burn out while asleep).
+   */
+  pause(): void;
+  /**
+   * Back in the foreground or back online: connect again now, with the five
+   * retries restored, unless a connection is open or on its way.
+   */
+  resume(): void;
   /** For tests and diagnostics. */
   readonly retries: number;
 }
 
-/** Parses one push; anything without a message string is ignored. */
-export function parsePush(data: unknown): PushedNotification | null {
+export type SocketMessage = { type: 'push'; push: PushedNotification } | { type: 'resync' };
+
+/** Parses one message: a push (has a message string) or `{"type":"resync"}`; anything else is ignored. */
+export function parseSocketMessage(data: unknown): SocketMessage | null {
   if (typeof data !== 'string') return null;
+  let value: unknown;
   try {
-    const value = JSON.parse(data) as PushedNotification;
-    return value && typeof value === 'object' && typeof value.message === 'string' ? value : null;
+    value = JSON.parse(data);
   } catch {
     return null;
   }
+  if (!value || typeof value !== 'object') return null;
+  const v = value as { type?: unknown; message?: unknown };
+  if (v.type === 'resync') return { type: 'resync' };
+  return typeof v.message === 'string' ? { type: 'push', push: value as PushedNotification } : null;
 }
 
 /** Opens the live-notification WebSocket and keeps it open (with bounded retries) until close(). */
@@ -43,6 +61,7 @@ export function openNotificationSocket(options: NotificationSocketOptions): Noti
   const {
     url,
     onNotification,
+    onResync,
     onStatus,
     createSocket = (u: string) => new WebSocket(u) as unknown as SocketLike,
     maxRetries = SOCKET_MAX_RETRIES,
@@ -52,11 +71,12 @@ export function openNotificationSocket(options: NotificationSocketOptions): Noti
   let socket: SocketLike | null = null;
   let retries = 0;
   let closedByUs = false;
+  let paused = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
 
   const connect = () => {
     timer = null;
-    if (closedByUs) return;
+    if (closedByUs || paused) return;
     let s: SocketLike;
     try {
       s = createSocket(url);
@@ -70,22 +90,23 @@ export function openNotificationSocket(options: NotificationSocketOptions): Noti
       onStatus?.('open');
     };
     s.onmessage = (ev) => {
-      const push = parsePush(ev.data);
-      if (push) onNotification(push);
+      const message = parseSocketMessage(ev.data);
+      if (message?.type === 'push') onNotification(message.push);
+      else if (message?.type === 'resync') onResync?.();
     };
     s.onerror = () => {
       // onclose follows; retries are handled there.
     };
     s.onclose = () => {
       if (socket === s) socket = null;
-      if (closedByUs) return;
+      if (closedByUs || paused) return;
       onStatus?.('closed');
       scheduleRetry();
     };
   };
 
   const scheduleRetry = () => {
-    if (closedByUs || timer) return;
+    if (closedByUs || paused || timer) return;
     if (retries >= maxRetries) {
       onStatus?.('gave-up');
       return;
@@ -95,25 +116,44 @@ export function openNotificationSocket(options: NotificationSocketOptions): Noti
     timer = setTimeout(connect, retryDelayMs);
   };
 
+  const drop = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const s = socket;
+    socket = null;
+    if (s) {
+      s.onclose = null;
+      s.onmessage = null;
+      s.onopen = null;
+      try {
+        s.close();
+      } catch {
+        // already closed
+      }
+    }
+  };
+
   connect();
 
   return {
     close() {
       closedByUs = true;
+      drop();
+    },
+    pause() {
+      if (closedByUs || paused) return;
+      paused = true;
+      drop();
+      onStatus?.('closed');
+    },
+    resume() {
+      if (closedByUs) return;
+      paused = false;
+      retries = 0;
+      if (socket) return;
       if (timer) clearTimeout(timer);
       timer = null;
-      const s = socket;
-      socket = null;
-      if (s) {
-        s.onclose = null;
-        s.onmessage = null;
-        s.onopen = null;
-        try {
-          s.close();
-        } catch {
-          // already closed
-        }
-      }
+      connect();
     },
     get retries() {
       return retries;

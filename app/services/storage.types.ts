@@ -1,8 +1,9 @@
 /**
  * Persistent key/value storage. The web keeps everything in localStorage
  * (keys `token`, `user`, `vite-ui-theme`, as the product spec names them);
- * Android/iOS keep the token in the secure store (Keychain / Keystore) and
- * the rest in AsyncStorage. See storage.ts / storage.web.ts.
+ * Android/iOS keep the session (token and user: name, email, phone) in the
+ * secure store (Keychain / Keystore) and the rest in AsyncStorage. See
+ * storage.ts / storage.web.ts.
  */
 export interface KeyValueStorage {
   getItem(key: string): Promise<string | null>;
@@ -20,4 +21,6 @@ export const STORAGE_KEYS = {
   token: 'token',
   user: 'user',
   theme: 'vite-ui-theme',
+  /** Android/iOS: the server the app talks to (the sign-in screen's Server field). */
+  server: 'server',
 } as const;

@@ -1,32 +1,35 @@
-import { useQuery } from '@tanstack/react-query';
-import { createContext, useCallback, useContext, useEffect, useMemo, useReducer, useState, type ReactNode } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 
 import { notificationSocketUrl } from '../config';
-import { ApiError, errorMessage } from '../services/api/client';
-import { queryKeys } from '../services/api/keys';
+import { useErrorToast } from '../hooks/useErrorToast';
+import { errorMessage } from '../services/api/client';
+import { invalidateMoneyQueries, queryFamilies, queryKeys } from '../services/api/keys';
+import { subscribeAppLifecycle } from '../services/appLifecycle';
 import { notificationsApi } from '../services/api/notifications';
-import type { NotificationFilter } from '../services/api/types';
+import type { NotificationFilter, ServerNotification } from '../services/api/types';
 import { openNotificationSocket, type NotificationSocketOptions } from '../services/notificationSocket';
 import {
+  addPush,
   allNotifications,
+  countNew,
   filteredNotifications,
   fromPush,
   fromServer,
-  initialNotificationState,
-  notificationReducer,
+  markListRead,
   panelNotifications,
   type ClientNotification,
-  type NotificationState,
 } from './notifications';
 import { useSession } from './session';
 import { toast } from './toast';
 
 export interface NotificationCenter {
-  state: NotificationState;
   /** Pushed first, then stored. */
   items: ClientNotification[];
   /** The header panel's first 5. */
   panelItems: ClientNotification[];
+  /** The /notifications screen's tab. */
+  filter: NotificationFilter;
   /** Items of the active filter (the /notifications screen). */
   filteredItems: ClientNotification[];
   newCount: number;
@@ -35,7 +38,6 @@ export interface NotificationCenter {
   loading: boolean;
   error: string | null;
   markRead: (id: number | string) => void;
-  markAllRead: () => void;
   setFilter: (filter: NotificationFilter) => void;
   refetch: () => void;
 }
@@ -50,103 +52,118 @@ export interface NotificationsProviderProps {
   createSocket?: NotificationSocketOptions['createSocket'];
 }
 
+const FETCH_FAILED = 'Failed to fetch notifications';
+const fetchError = (error: unknown) => errorMessage(error, FETCH_FAILED);
+const NO_SERVER_ITEMS: ServerNotification[] = [];
+
+/** Live pushes belong to the session that received them. */
+interface Live {
+  owner: string | null;
+  pushed: ClientNotification[];
+  filter: NotificationFilter;
+}
+
 /**
- * Stored notifications (GET /api/user/notifications) + live pushes (/ws),
- * the new-count and mark-as-read. Active only while signed in: the socket
- * opens after sign-in and closes on sign-out.
+ * Stored notifications (GET /api/user/notifications, read through the query
+ * cache: no copy of them is kept here) + live pushes (/ws), the new-count and
+ * mark-as-read. Active only while signed in: the socket opens after sign-in
+ * and closes on sign-out, and the pushes of one session never show in the next.
  */
 export function NotificationsProvider({ children, createSocket }: NotificationsProviderProps) {
   const token = useSession((s) => s.token);
   const userId = useSession((s) => s.user?.id);
-  const [state, dispatch] = useReducer(notificationReducer, initialNotificationState);
+  const queryClient = useQueryClient();
   const [connection, setConnection] = useState<LiveConnectionState>('off');
+  const [liveState, setLive] = useState<Live>({ owner: token, pushed: [], filter: 'all' });
+  // Derived, not synchronised: another session's pushes read as none.
+  const live: Live = liveState.owner === token ? liveState : { owner: token, pushed: [], filter: 'all' };
 
   const query = useQuery({
     queryKey: queryKeys.notifications('all'),
     queryFn: () => notificationsApi.list('all'),
     enabled: !!token,
   });
+  useErrorToast(query.error, query.errorUpdatedAt, fetchError);
 
-  useEffect(() => {
-    if (query.isFetching) dispatch({ type: 'fetchStart' });
-  }, [query.isFetching]);
+  const serverItems = Array.isArray(query.data) ? query.data : NO_SERVER_ITEMS;
+  const lists = useMemo(() => ({ stored: serverItems.map(fromServer), pushed: live.pushed }), [serverItems, live.pushed]);
 
-  useEffect(() => {
-    if (query.data && query.isSuccess) {
-      dispatch({ type: 'fetchSuccess', items: (Array.isArray(query.data) ? query.data : []).map(fromServer) });
-    }
-  }, [query.data, query.isSuccess, query.dataUpdatedAt]);
-
-  useEffect(() => {
-    if (query.isError && query.error) {
-      const message = errorMessage(query.error, 'Failed to fetch notifications');
-      dispatch({ type: 'fetchFailure', error: message });
-      if (!(query.error instanceof ApiError && query.error.status === 401)) toast.error(message);
-    }
-  }, [query.isError, query.error, query.errorUpdatedAt]);
-
-  // Signed out: forget everything.
-  useEffect(() => {
-    if (!token) dispatch({ type: 'reset' });
-  }, [token]);
+  const updateLive = useCallback(
+    (change: (live: Live) => Live) =>
+      setLive((prev) => change(prev.owner === token ? prev : { owner: token, pushed: [], filter: 'all' })),
+    [token],
+  );
 
   // The live connection, while signed in.
   useEffect(() => {
     if (!token || userId === undefined || userId === null) return;
     setConnection('connecting');
+    // The server may have missed events (resync), or the app was away: refetch what a push would have changed.
+    const resync = () => {
+      void queryClient.invalidateQueries({ queryKey: queryFamilies.notifications });
+      void invalidateMoneyQueries(queryClient);
+    };
     const socket = openNotificationSocket({
       url: notificationSocketUrl(userId, token),
       createSocket,
       onStatus: setConnection,
+      onResync: resync,
       onNotification: (push) => {
-        dispatch({ type: 'push', item: fromPush(push) });
+        updateLive((l) => ({ ...l, pushed: addPush(l.pushed, fromPush(push)) }));
         toast.success(push.message);
       },
     });
+    // Backgrounded: the socket pauses. Back in front (or online again): it
+    // reconnects with fresh retries, and the notifications are fetched again.
+    const unsubscribe = subscribeAppLifecycle({
+      onBackground: () => socket.pause(),
+      onForeground: () => {
+        socket.resume();
+        void queryClient.invalidateQueries({ queryKey: queryFamilies.notifications });
+      },
+    });
     return () => {
+      unsubscribe();
       socket.close();
       setConnection('off');
     };
-  }, [token, userId, createSocket]);
+  }, [token, userId, createSocket, updateLive, queryClient]);
 
   const markRead = useCallback(
     (id: number | string) => {
-      const item = allNotifications(state).find((n) => String(n.id) === String(id));
+      const item = allNotifications(lists).find((n) => String(n.id) === String(id));
       if (!item || !item.isNew) return;
-      dispatch({ type: 'markRead', id });
+      updateLive((l) => ({ ...l, pushed: markListRead(l.pushed, (n) => n.isNew, (n) => ({ ...n, isNew: false }), id) }));
+      queryClient.setQueryData<ServerNotification[]>(queryKeys.notifications('all'), (list) =>
+        list ? markListRead(list, (n) => n.is_new, (n) => ({ ...n, is_new: false }), id) : list,
+      );
       if (typeof id === 'number') {
         notificationsApi.markRead(id).catch(() => {
           // The server keeps it unread; the next fetch shows it as new again.
         });
       }
     },
-    [state],
+    [lists, updateLive, queryClient],
   );
 
-  const markAllRead = useCallback(() => {
-    dispatch({ type: 'markAllRead' });
-    notificationsApi.markAllRead().catch(() => undefined);
-  }, []);
-
-  const setFilter = useCallback((filter: NotificationFilter) => dispatch({ type: 'setFilter', filter }), []);
+  const setFilter = useCallback((filter: NotificationFilter) => updateLive((l) => ({ ...l, filter })), [updateLive]);
   const { refetch } = query;
 
   const value = useMemo<NotificationCenter>(
     () => ({
-      state,
-      items: allNotifications(state),
-      panelItems: panelNotifications(state),
-      filteredItems: filteredNotifications(state),
-      newCount: state.newCount,
+      items: allNotifications(lists),
+      panelItems: panelNotifications(lists),
+      filter: live.filter,
+      filteredItems: filteredNotifications(lists, live.filter),
+      newCount: countNew(lists),
       connection,
-      loading: state.loading,
-      error: state.error,
+      loading: query.isFetching,
+      error: query.isError ? fetchError(query.error) : null,
       markRead,
-      markAllRead,
       setFilter,
       refetch: () => void refetch(),
     }),
-    [state, connection, markRead, markAllRead, setFilter, refetch],
+    [lists, live.filter, connection, query.isFetching, query.isError, query.error, markRead, setFilter, refetch],
   );
 
   return <NotificationContext.Provider value={value}>{children}</NotificationContext.Provider>;

@@ -50,33 +50,15 @@ export function fromPush(n: PushedNotification, now: Date = new Date()): ClientN
   };
 }
 
-export interface NotificationState {
+/**
+ * What the notification center shows: the stored list (the server's, through
+ * the query cache) and the live pushes received since sign-in (kept in the
+ * provider). Everything else (count, panel, filter) is derived from these two.
+ */
+export interface NotificationLists {
   stored: ClientNotification[];
   pushed: ClientNotification[];
-  loading: boolean;
-  error: string | null;
-  filter: NotificationFilter;
-  newCount: number;
 }
-
-export const initialNotificationState: NotificationState = {
-  stored: [],
-  pushed: [],
-  loading: false,
-  error: null,
-  filter: 'all',
-  newCount: 0,
-};
-
-export type NotificationAction =
-  | { type: 'fetchStart' }
-  | { type: 'fetchSuccess'; items: ClientNotification[] }
-  | { type: 'fetchFailure'; error: string }
-  | { type: 'push'; item: ClientNotification }
-  | { type: 'markRead'; id: number | string }
-  | { type: 'markAllRead' }
-  | { type: 'setFilter'; filter: NotificationFilter }
-  | { type: 'reset' };
 
 const sameId = (a: number | string, b: number | string) => String(a) === String(b);
 
@@ -85,71 +67,37 @@ function storedOnly(stored: ClientNotification[], pushed: ClientNotification[]) 
   return stored.filter((s) => !pushed.some((p) => sameId(p.id, s.id)));
 }
 
-const unread = (list: ClientNotification[]) => list.filter((n) => n.isNew).length;
-
-export function notificationReducer(state: NotificationState, action: NotificationAction): NotificationState {
-  switch (action.type) {
-    case 'fetchStart':
-      return { ...state, loading: true, error: null };
-    case 'fetchSuccess': {
-      // A pushed item the user already read here stays read.
-      const stored = action.items.map((s) => {
-        const p = state.pushed.find((x) => sameId(x.id, s.id));
-        return p && !p.isNew ? { ...s, isNew: false } : s;
-      });
-      // Count after fetching = unread stored + unread pushed.
-      return {
-        ...state,
-        stored,
-        loading: false,
-        error: null,
-        newCount: unread(storedOnly(stored, state.pushed)) + unread(state.pushed),
-      };
-    }
-    case 'fetchFailure':
-      return { ...state, loading: false, error: action.error };
-    case 'push':
-      // Added at the front, marked new, count + 1.
-      return {
-        ...state,
-        pushed: [{ ...action.item, isNew: true }, ...state.pushed.filter((p) => !sameId(p.id, action.item.id))],
-        newCount: state.newCount + 1,
-      };
-    case 'markRead': {
-      const wasNew = allNotifications(state).some((n) => sameId(n.id, action.id) && n.isNew);
-      if (!wasNew) return state;
-      const read = (n: ClientNotification) => (sameId(n.id, action.id) ? { ...n, isNew: false } : n);
-      return {
-        ...state,
-        stored: state.stored.map(read),
-        pushed: state.pushed.map(read),
-        newCount: Math.max(0, state.newCount - 1),
-      };
-    }
-    case 'markAllRead': {
-      const read = (n: ClientNotification) => (n.isNew ? { ...n, isNew: false } : n);
-      return { ...state, stored: state.stored.map(read), pushed: state.pushed.map(read), newCount: 0 };
-    }
-    case 'setFilter':
-      return { ...state, filter: action.filter };
-    case 'reset':
-      return initialNotificationState;
-    default:
-      return state;
-  }
+/** Pushed first, then stored (without duplicates). */
+export function allNotifications({ stored, pushed }: NotificationLists): ClientNotification[] {
+  return [...pushed, ...storedOnly(stored, pushed)];
 }
 
-/** Pushed first, then stored (without duplicates). */
-export function allNotifications(state: Pick<NotificationState, 'stored' | 'pushed'>): ClientNotification[] {
-  return [...state.pushed, ...storedOnly(state.stored, state.pushed)];
+/**
+ * The new-count: unread stored plus unread pushed, each notification once.
+ * So a push adds one, a click on an unread one takes one away, and after a
+ * fetch the count is what the server says plus what arrived live (spec §4).
+ */
+export function countNew(lists: NotificationLists): number {
+  return allNotifications(lists).filter((n) => n.isNew).length;
+}
+
+/** A push goes to the front, marked new (a repeated id replaces the earlier copy). */
+export function addPush(pushed: ClientNotification[], item: ClientNotification): ClientNotification[] {
+  return [{ ...item, isNew: true }, ...pushed.filter((p) => !sameId(p.id, item.id))];
+}
+
+/** The list with the unread item `id` marked read; the same array when nothing changes. */
+export function markListRead<T extends { id: number | string }>(list: T[], isNew: (item: T) => boolean, read: (item: T) => T, id: number | string): T[] {
+  const hit = (n: T) => isNew(n) && sameId(n.id, id);
+  return list.some(hit) ? list.map((n) => (hit(n) ? read(n) : n)) : list;
 }
 
 /** The header panel shows the first 5. */
 export const PANEL_LIMIT = 5;
-export function panelNotifications(state: Pick<NotificationState, 'stored' | 'pushed'>): ClientNotification[] {
-  return allNotifications(state).slice(0, PANEL_LIMIT);
+export function panelNotifications(lists: NotificationLists): ClientNotification[] {
+  return allNotifications(lists).slice(0, PANEL_LIMIT);
 }
 
-export function filteredNotifications(state: NotificationState): ClientNotification[] {
-  return allNotifications(state).filter((n) => matchesFilter(n.message, state.filter));
+export function filteredNotifications(lists: NotificationLists, filter: NotificationFilter): ClientNotification[] {
+  return allNotifications(lists).filter((n) => matchesFilter(n.message, filter));
 }

@@ -1,4 +1,5 @@
 import { storage as defaultStorage, STORAGE_KEYS, type KeyValueStorage } from '../services/storage';
+import type { RememberedRoute } from '../navigators/routes';
 import type { User } from '../services/api/types';
 import { createStore, useStore, type Store } from './store';
 
@@ -34,9 +35,24 @@ export interface SessionStore extends Pick<Store<SessionState>, 'getState' | 'su
   hydrate(): Promise<SessionState>;
   signIn(token: string, user: User): Promise<void>;
   setUser(user: User): Promise<void>;
-  /** Removes token and user (storage and memory). */
-  signOut(): Promise<void>;
+  /**
+   * Removes token and user (storage and memory). `explicit`: the user chose
+   * Logout, so no page is remembered for the next sign-in; otherwise (a 401,
+   * an expired token) the page is kept for the same user only.
+   */
+  signOut(options?: { explicit?: boolean }): Promise<void>;
   isAuthenticated(): boolean;
+  /**
+   * The page a signed-out visitor asked for (spec §2: remembered while they
+   * sign in). Ignored after an explicit Logout.
+   */
+  rememberRoute(route: RememberedRoute | null): void;
+  /**
+   * The remembered page, once, if it belongs to the user now signed in: a
+   * page remembered when another user's session ended is dropped, so the
+   * next person on the device never lands on the previous user's page.
+   */
+  takeRememberedRoute(): RememberedRoute | null;
 }
 
 export function createSessionStore(storage: KeyValueStorage): SessionStore {
@@ -53,6 +69,11 @@ export function createSessionStore(storage: KeyValueStorage): SessionStore {
   // Bumped by every write, so a slow hydrate never overwrites a newer sign-in/out.
   let version = 0;
   let hydrating: Promise<SessionState> | null = null;
+  // The remembered page and whose session it was (null: nobody was signed in).
+  let remembered: { route: RememberedRoute; owner: number | null } | null = null;
+  // Who was signed in when the last session ended by itself (401, expiry); null after Logout.
+  let endedSessionUser: number | null = null;
+  let loggedOut = false;
 
   return {
     getState: store.getState,
@@ -82,6 +103,8 @@ export function createSessionStore(storage: KeyValueStorage): SessionStore {
     },
     async signIn(token, user) {
       version += 1;
+      loggedOut = false;
+      if (remembered && remembered.owner !== null && remembered.owner !== user?.id) remembered = null;
       store.setState({ token, user, hydrated: true });
       await Promise.all([
         storage.setItem(STORAGE_KEYS.token, token),
@@ -93,13 +116,31 @@ export function createSessionStore(storage: KeyValueStorage): SessionStore {
       store.setState((s) => ({ ...s, user }));
       await storage.setItem(STORAGE_KEYS.user, JSON.stringify(user));
     },
-    async signOut() {
+    async signOut({ explicit = false } = {}) {
       version += 1;
+      const user = store.getState().user;
+      if (explicit) {
+        loggedOut = true;
+        remembered = null;
+        endedSessionUser = null;
+      } else if (store.getState().token) {
+        loggedOut = false;
+        endedSessionUser = user?.id ?? null;
+      }
       store.setState({ token: null, user: null, hydrated: true });
       await Promise.all([storage.removeItem(STORAGE_KEYS.token), storage.removeItem(STORAGE_KEYS.user)]);
     },
     isAuthenticated() {
       return store.getState().token !== null;
+    },
+    rememberRoute(route) {
+      remembered = route && !loggedOut ? { route, owner: endedSessionUser } : null;
+    },
+    takeRememberedRoute() {
+      const r = remembered;
+      remembered = null;
+      const userId = store.getState().user?.id;
+      return r && (r.owner === null || r.owner === userId) ? r.route : null;
     },
   };
 }

@@ -1,21 +1,26 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 
-import type { Role } from '../services/api/types';
 import type { AppRouteName } from '../navigators/routes';
+import type { Role } from '../services/api/types';
+import { layout } from '../theme/colors';
 
-/** Spec §2/§9: 240px expanded, 70px collapsed, breakpoint 768px. */
-export const SIDEBAR_BREAKPOINT = 768;
-export const SIDEBAR_EXPANDED_WIDTH = 240;
-export const SIDEBAR_COLLAPSED_WIDTH = 70;
+/** Spec §2/§9: 240px expanded, 70px collapsed, breakpoint 768px (theme/layout). */
+export const SIDEBAR_BREAKPOINT = layout.breakpoint;
+export const SIDEBAR_EXPANDED_WIDTH = layout.sidebarExpanded;
+export const SIDEBAR_COLLAPSED_WIDTH = layout.sidebarCollapsed;
 
 export const isNarrowViewport = (viewportWidth: number) => viewportWidth < SIDEBAR_BREAKPOINT;
 /** Collapsed by default below 768px, expanded from 768px up. */
 export const defaultSidebarOpen = (viewportWidth: number) => !isNarrowViewport(viewportWidth);
-export const sidebarWidth = (open: boolean) => (open ? SIDEBAR_EXPANDED_WIDTH : SIDEBAR_COLLAPSED_WIDTH);
+/**
+ * Wide screens: 240px expanded, a 70px rail (icons only) collapsed. Below
+ * 768px the sidebar is a drawer over the content: 240px open, gone when
+ * collapsed (a permanent rail would take a fifth of a 390px phone).
+ */
+export const sidebarWidth = (open: boolean, narrow = false) =>
+  open ? SIDEBAR_EXPANDED_WIDTH : narrow ? 0 : SIDEBAR_COLLAPSED_WIDTH;
 /** On narrow screens an open sidebar dims the content behind a backdrop. */
 export const showSidebarBackdrop = (viewportWidth: number, open: boolean) => open && isNarrowViewport(viewportWidth);
-/** On narrow screens the open sidebar overlays the content instead of pushing it. */
-export const sidebarOverlays = (viewportWidth: number) => isNarrowViewport(viewportWidth);
 
 export interface SidebarState {
   open: boolean;
@@ -47,7 +52,7 @@ export function useSidebar(viewportWidth: number): SidebarState {
   return {
     open,
     narrow,
-    width: sidebarWidth(open),
+    width: sidebarWidth(open, narrow),
     backdrop: showSidebarBackdrop(viewportWidth, open),
     toggle,
     collapse,

@@ -1,5 +1,5 @@
 import type { Account } from '../services/api/types';
-import { balancesByCurrency, currencyOf, formatMoney } from './format';
+import { balancesByCurrency, currencyOf, datePart, formatMoney, initials } from './format';
 
 const account = (account_number: string, currency: string, balance: number): Account => ({
   id: 1,
@@ -52,5 +52,26 @@ describe('balancesByCurrency', () => {
       { currency: 'EUR', total: 308 },
     ]);
     expect(balancesByCurrency(undefined)).toEqual([]);
+  });
+});
+
+describe('formatMoney agrees with Intl', () => {
+  it('matches en-US currency formatting for dollars', () => {
+    const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
+    for (const v of [0, 0.005, 1, 12.5, 999.99, 1000, -42.1, 98765.4321]) expect(formatMoney(v)).toBe(usd.format(v));
+  });
+});
+
+describe('datePart and initials', () => {
+  it('keeps the date before the T', () => {
+    expect(datePart('2026-05-06T08:09:10Z')).toBe('2026-05-06');
+    expect(datePart('2026-05-06')).toBe('2026-05-06');
+    expect(datePart(null)).toBe('');
+  });
+
+  it('takes first and last initials', () => {
+    expect(initials('Alice Mary Doe')).toBe('AD');
+    expect(initials('bob')).toBe('BO');
+    expect(initials(undefined)).toBe('?');
   });
 });

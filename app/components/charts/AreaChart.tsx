@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { View, type LayoutChangeEvent } from 'react-native';
 import { VictoryArea, VictoryAxis, VictoryChart } from 'victory-native';
 
-import { useTheme } from '../../theme';
+import { fontSize, useTheme } from '../../theme';
 
 export interface ChartPoint {
   name: string;
@@ -22,8 +22,8 @@ export interface AreaChartProps {
 
 /**
  * An area chart (x = name, y = total) with victory-native + react-native-svg,
- * on the web and on Android/iOS. Heavy: import it through `LazyAreaChart`
- * (./index.tsx) so it stays out of the initial bundle.
+ * on the web and on Android/iOS. Heavy (victory): only the Dashboard chunk
+ * imports it, so it stays out of the initial bundle.
  */
 export default function AreaChart({ data, height = 300, testID, formatY, title = 'Chart' }: AreaChartProps) {
   const { colors } = useTheme();
@@ -31,7 +31,7 @@ export default function AreaChart({ data, height = 300, testID, formatY, title =
   const onLayout = (e: LayoutChangeEvent) => setWidth(Math.floor(e.nativeEvent.layout.width));
   const axisStyle = {
     axis: { stroke: colors.border },
-    tickLabels: { fill: colors.textMuted, fontSize: 11 },
+    tickLabels: { fill: colors.textMuted, fontSize: fontSize.caption },
     grid: { stroke: 'transparent' },
   };
   return (

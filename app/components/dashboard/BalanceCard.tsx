@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { StyleSheet, Text as RNText } from 'react-native';
 
 import type { Account } from '../../services/api/types';
-import { useTheme } from '../../theme';
+import { fontSize, useTheme } from '../../theme';
 import { balancesByCurrency, formatMoney } from '../../utils/format';
 import { Select } from '../Select';
 import { Text } from '../Text';
@@ -74,5 +74,5 @@ export function BalanceCard({
 }
 
 const styles = StyleSheet.create({
-  link: { textDecorationLine: 'underline', fontSize: 14, alignSelf: 'flex-start' },
+  link: { textDecorationLine: 'underline', fontSize: fontSize.sm, alignSelf: 'flex-start' },
 });

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { StyleSheet, View } from 'react-native';
 
+import { useErrorToast } from '../../hooks/useErrorToast';
 import { useAccounts } from '../../services/api/accounts';
 import { errorMessage } from '../../services/api/client';
 import { useDashboardSummary, useMonthlySummary } from '../../services/api/dashboard';
@@ -12,7 +13,7 @@ import { spacing, useTheme } from '../../theme';
 import { currencyOf, datePart, formatMoney } from '../../utils/format';
 import { Button } from '../Button';
 import { Card } from '../Card';
-import { LazyAreaChart } from '../charts';
+import { AreaChart } from '../charts';
 import { DataTable, type Column } from '../DataTable';
 import { Loading } from '../Loading';
 import { Screen } from '../Screen';
@@ -42,6 +43,7 @@ export function DashboardView({ variant }: { variant: DashboardVariant }) {
   const accept = useAcceptMoneyRequest();
   const decline = useDeclineMoneyRequest();
   const [busyId, setBusyId] = useState<number | null>(null);
+  useErrorToast(transactions.error, transactions.errorUpdatedAt, 'Failed to fetch transactions');
 
   const title = admin ? 'Admin Dashboard' : 'Dashboard';
   const testID = admin ? 'screen-admin-dashboard' : 'screen-user-dashboard';
@@ -140,7 +142,7 @@ export function DashboardView({ variant }: { variant: DashboardVariant }) {
       {summary.isError || !s ? null : <CurrencyTotals totals={s.by_currency} />}
 
       <Card title={admin ? 'Monthly User Growth' : 'Monthly Transaction Summary'} testID="dashboard-chart">
-        <LazyAreaChart
+        <AreaChart
           data={monthly.data ?? []}
           height={300}
           title={admin ? 'Monthly User Growth' : 'Monthly Transaction Summary'}

@@ -1,7 +1,7 @@
 import { Pressable, StyleSheet, TextInput, View } from 'react-native';
 
 import type { User } from '../../services/api/types';
-import { layout, radius, spacing, useTheme } from '../../theme';
+import { fontSize, layout, radius, spacing, useTheme } from '../../theme';
 import { initials } from '../../utils/format';
 import { Icon } from '../Icon';
 import { IconButton } from '../IconButton';
@@ -58,7 +58,7 @@ export function Header({ user, newCount, live = 'off', onToggleSidebar, onOpenNo
               testID="notifications-badge"
               style={[styles.badge, { backgroundColor: colors.danger, borderColor: colors.surface }]}
             >
-              <Text style={styles.badgeText}>{newCount > 99 ? '99+' : String(newCount)}</Text>
+              <Text style={[styles.badgeText, { color: colors.onDanger }]}>{newCount > 99 ? '99+' : String(newCount)}</Text>
             </View>
           ) : null}
         </IconButton>
@@ -96,7 +96,7 @@ const styles = StyleSheet.create({
     borderRadius: radius.md,
     paddingHorizontal: spacing.sm,
   },
-  searchInput: { flex: 1, minWidth: 0, height: 34, fontSize: 14, paddingVertical: 0 },
+  searchInput: { flex: 1, minWidth: 0, height: 34, fontSize: fontSize.sm, paddingVertical: 0 },
   actions: { flexDirection: 'row', alignItems: 'center', gap: 2, marginLeft: 'auto' },
   badge: {
     position: 'absolute',
@@ -110,7 +110,7 @@ const styles = StyleSheet.create({
     justifyContent: 'center',
     borderWidth: 2,
   },
-  badgeText: { color: '#ffffff', fontSize: 10, fontWeight: '700', lineHeight: 12 },
+  badgeText: { fontSize: fontSize.tiny, fontWeight: '700', lineHeight: 12 },
   avatar: { width: 36, height: 36, borderRadius: 18, alignItems: 'center', justifyContent: 'center', marginLeft: spacing.xs },
-  avatarText: { fontWeight: '700', fontSize: 13 },
+  avatarText: { fontWeight: '700', fontSize: fontSize.sm },
 });

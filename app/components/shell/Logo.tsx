@@ -1,6 +1,6 @@
 import { StyleSheet, View } from 'react-native';
 
-import { radius, useTheme } from '../../theme';
+import { fontSize, radius, useTheme } from '../../theme';
 import { Text } from '../Text';
 
 /** Placeholder logo + name. */
@@ -9,7 +9,7 @@ export function Logo({ showName }: { showName: boolean }) {
   return (
     <View style={styles.row} testID="sidebar-logo">
       <View style={[styles.mark, { backgroundColor: colors.primary }]}>
-        <Text style={[styles.letter, { color: colors.primaryText }]}>M</Text>
+        <Text style={[styles.letter, { color: colors.onPrimary }]}>M</Text>
       </View>
       {showName ? (
         <Text variant="subtitle" numberOfLines={1} style={styles.name}>
@@ -23,6 +23,6 @@ export function Logo({ showName }: { showName: boolean }) {
 const styles = StyleSheet.create({
   row: { flexDirection: 'row', alignItems: 'center', gap: 10 },
   mark: { width: 34, height: 34, borderRadius: radius.md, alignItems: 'center', justifyContent: 'center' },
-  letter: { fontWeight: '800', fontSize: 18 },
+  letter: { fontWeight: '800', fontSize: fontSize.lg },
   name: { fontWeight: '700' },
 });

@@ -1,11 +1,9 @@
-import type { PressState } from '../pressState';
-import { Pressable, ScrollView, StyleSheet, View, useWindowDimensions } from 'react-native';
+import { ScrollView, StyleSheet, View, useWindowDimensions } from 'react-native';
 
 import { useNotificationCenter } from '../../state/NotificationsProvider';
 import { layout, spacing, useTheme } from '../../theme';
-import { formatRelativeTime } from '../../utils/relativeTime';
-import { Badge } from '../Badge';
 import { Button } from '../Button';
+import { NotificationRow } from '../NotificationRow';
 import { Popover } from '../Popover';
 import { Text } from '../Text';
 
@@ -43,27 +41,14 @@ export function NotificationsMenu({ visible, onClose, onViewAll }: Notifications
           </Text>
         ) : (
           panelItems.map((n) => (
-            <Pressable
+            <NotificationRow
               key={String(n.id)}
+              item={n}
+              now={now}
+              variant="panel"
+              onPress={(item) => markRead(item.id)}
               testID="notification-item"
-              role="menuitem"
-              aria-label={n.message}
-              onPress={() => markRead(n.id)}
-              style={({ hovered }: PressState) => [
-                styles.item,
-                { borderColor: colors.border },
-                n.isNew && { backgroundColor: colors.primaryMuted + '55' },
-                hovered && { backgroundColor: colors.surfaceMuted },
-              ]}
-            >
-              <View style={styles.itemTop}>
-                <Text variant="muted" style={[styles.message, { color: colors.text }]}>
-                  {n.message}
-                </Text>
-                {n.isNew ? <Badge label="New" tone="info" testID="notification-new-badge" /> : null}
-              </View>
-              <Text variant="small">{formatRelativeTime(n.createdAt, now)}</Text>
-            </Pressable>
+            />
           ))
         )}
       </ScrollView>
@@ -87,9 +72,6 @@ export function NotificationsMenu({ visible, onClose, onViewAll }: Notifications
 const styles = StyleSheet.create({
   header: { paddingHorizontal: spacing.lg, paddingVertical: spacing.md, borderBottomWidth: 1 },
   empty: { padding: spacing.lg, textAlign: 'center' },
-  item: { paddingHorizontal: spacing.lg, paddingVertical: spacing.md, borderBottomWidth: StyleSheet.hairlineWidth, gap: 4 },
-  itemTop: { flexDirection: 'row', alignItems: 'flex-start', gap: spacing.sm, justifyContent: 'space-between' },
-  message: { flexShrink: 1 },
   footer: { padding: spacing.md, borderTopWidth: 1, gap: spacing.sm },
   count: { textAlign: 'center' },
 });

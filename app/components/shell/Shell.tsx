@@ -1,12 +1,14 @@
 import { useState, type ReactNode } from 'react';
-import { Pressable, ScrollView, StyleSheet, View, useWindowDimensions } from 'react-native';
+import { Platform, Pressable, ScrollView, StyleSheet, View, useWindowDimensions } from 'react-native';
 import { useSafeAreaInsets } from 'react-native-safe-area-context';
 
 import type { AppRouteName } from '../../navigators/routes';
 import type { User } from '../../services/api/types';
 import { useNotificationCenter } from '../../state/NotificationsProvider';
-import { SIDEBAR_COLLAPSED_WIDTH, useSidebar } from '../../state/sidebar';
+import { useDismissKey } from '../../hooks/useDismissKey';
+import { useSidebar } from '../../state/sidebar';
 import { useTheme } from '../../theme';
+import { PageFooterContext } from '../pageFooter';
 import { Footer } from './Footer';
 import { Header } from './Header';
 import { NotificationsMenu } from './NotificationsMenu';
@@ -15,6 +17,8 @@ import { ProfileMenu } from './ProfileMenu';
 import { Sidebar } from './Sidebar';
 
 export interface ShellProps {
+  /** The page is a virtualized list that scrolls itself (Android/iOS); the web always scrolls the page. */
+  pageScrollsItself?: boolean;
   user: User | null;
   activeRoute: AppRouteName;
   onNavigate: (route: AppRouteName) => void;
@@ -23,10 +27,15 @@ export interface ShellProps {
 }
 
 /**
- * The signed-in layout: sidebar on the left (240/70px), header (60px) on top
- * of the content, which scrolls under the header and ends with the footer.
+ * The signed-in layout: sidebar on the left, header (60px) on top of the
+ * content, which scrolls under the header and ends with the footer. From
+ * 768px the sidebar sits beside the content (240px, or a 70px rail when
+ * collapsed); below, it is a drawer over the content (a dimmed backdrop, an
+ * outside click, Escape or the back button close it) and takes no room when
+ * closed. The safe area (notch, home indicator, landscape cut-outs) is kept
+ * clear on all four sides.
  */
-export function Shell({ user, activeRoute, onNavigate, onLogout, children }: ShellProps) {
+export function Shell({ pageScrollsItself = false, user, activeRoute, onNavigate, onLogout, children }: ShellProps) {
   const { colors } = useTheme();
   const { width } = useWindowDimensions();
   const insets = useSafeAreaInsets();
@@ -40,6 +49,9 @@ export function Shell({ user, activeRoute, onNavigate, onLogout, children }: She
     onNavigate(route);
   };
 
+  const drawerOpen = sidebar.narrow && sidebar.open;
+  useDismissKey(drawerOpen, sidebar.collapse);
+
   const sidebarView = (
     <Sidebar open={sidebar.open} width={sidebar.width} role={user?.role} activeRoute={activeRoute} onNavigate={navigate} />
   );
@@ -47,14 +59,18 @@ export function Shell({ user, activeRoute, onNavigate, onLogout, children }: She
   return (
     <View
       testID="shell"
-      style={[styles.root, { backgroundColor: colors.background, paddingTop: insets.top, paddingBottom: insets.bottom }]}
+      style={[
+        styles.root,
+        {
+          backgroundColor: colors.background,
+          paddingTop: insets.top,
+          paddingBottom: insets.bottom,
+          paddingLeft: insets.left,
+          paddingRight: insets.right,
+        },
+      ]}
     >
-      {sidebar.narrow ? (
-        // Narrow: a 70px rail keeps its place; the open sidebar overlays the content.
-        <View style={{ width: SIDEBAR_COLLAPSED_WIDTH }} />
-      ) : (
-        sidebarView
-      )}
+      {sidebar.narrow ? null : sidebarView}
       <View style={styles.main}>
         <Header
           user={user}
@@ -64,22 +80,36 @@ export function Shell({ user, activeRoute, onNavigate, onLogout, children }: She
           onOpenNotifications={() => setMenu('notifications')}
           onOpenProfile={() => setMenu('profile')}
         />
-        <ScrollView testID="content" style={styles.content} contentContainerStyle={styles.contentInner}>
-          <View style={styles.page}>{children}</View>
-          <Footer />
-        </ScrollView>
+        {pageScrollsItself && Platform.OS !== 'web' ? (
+          // A long list scrolls itself and shows the footer after its last row.
+          <View testID="content" style={styles.content}>
+            <PageFooterContext.Provider value={<Footer />}>{children}</PageFooterContext.Provider>
+          </View>
+        ) : (
+          <ScrollView testID="content" style={styles.content} contentContainerStyle={styles.contentInner}>
+            <View style={styles.page}>{children}</View>
+            <Footer />
+          </ScrollView>
+        )}
       </View>
-      {sidebar.narrow ? (
+      {drawerOpen ? (
         <>
-          {sidebar.backdrop ? (
-            <Pressable
-              testID="sidebar-backdrop"
-              accessibilityLabel="Close sidebar"
-              onPress={sidebar.outsideClick}
-              style={[StyleSheet.absoluteFill, { backgroundColor: colors.backdrop, zIndex: 20 }]}
-            />
-          ) : null}
-          <View style={[styles.overlaySidebar, { top: insets.top, bottom: insets.bottom }]}>{sidebarView}</View>
+          <Pressable
+            testID="sidebar-backdrop"
+            accessibilityLabel="Close sidebar"
+            onPress={sidebar.outsideClick}
+            style={[StyleSheet.absoluteFill, { backgroundColor: colors.backdrop, zIndex: 20 }]}
+          />
+          <View
+            testID="sidebar-drawer"
+            role="dialog"
+            aria-modal
+            aria-label="Navigation"
+            onAccessibilityEscape={sidebar.collapse}
+            style={[styles.drawer, { top: insets.top, bottom: insets.bottom, left: insets.left }]}
+          >
+            {sidebarView}
+          </View>
         </>
       ) : null}
       <NotificationsMenu
@@ -114,5 +144,5 @@ const styles = StyleSheet.create({
   content: { flex: 1 },
   contentInner: { flexGrow: 1 },
   page: { flexGrow: 1 },
-  overlaySidebar: { position: 'absolute', left: 0, zIndex: 30 },
+  drawer: { position: 'absolute', zIndex: 30 },
 });

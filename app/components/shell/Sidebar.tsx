@@ -4,7 +4,7 @@ import { Platform, Pressable, ScrollView, StyleSheet, View, type GestureResponde
 import { hrefFor, type AppRouteName } from '../../navigators/routes';
 import type { Role } from '../../services/api/types';
 import { visibleSidebarGroups } from '../../state/sidebar';
-import { layout, radius, spacing, useTheme } from '../../theme';
+import { fontSize, layout, radius, spacing, useTheme } from '../../theme';
 import { Icon, type IconName } from '../Icon';
 import { Text } from '../Text';
 import { Logo } from './Logo';
@@ -60,7 +60,8 @@ export function Sidebar({ open, width, role, activeRoute, onNavigate }: SidebarP
                   role="link"
                   {...(Platform.OS === 'web' ? ({ href: hrefFor(link.route) } as object) : {})}
                   accessibilityLabel={link.label}
-                  aria-current={active ? 'page' : undefined}
+                  // The current page: aria-current on the web; Android/iOS have no such state, so 'selected'.
+                  {...(Platform.OS === 'web' ? { 'aria-current': active ? 'page' : undefined } : { accessibilityState: { selected: active } })}
                   onPress={onPress}
                   style={({ hovered }: PressState) => [
                     styles.link,
@@ -101,5 +102,5 @@ const styles = StyleSheet.create({
     borderRadius: radius.md,
   },
   linkCollapsed: { justifyContent: 'center', paddingHorizontal: 0 },
-  linkLabel: { fontSize: 14, fontWeight: '500', flexShrink: 1 },
+  linkLabel: { fontSize: fontSize.sm, fontWeight: '500', flexShrink: 1 },
 });

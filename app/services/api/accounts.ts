@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 
 import { isAdmin, useSession } from '../../state/session';
 import { api } from './client';
-import { queryKeys } from './keys';
+import { invalidateMoneyQueries, queryKeys } from './keys';
 import type { Account, AccountLookup, AccountPayload, AccountType } from './types';
 
 export const accountsApi = {
@@ -44,11 +44,7 @@ export function useAccountLookup(accountNumber: string) {
 
 function useInvalidateAccounts() {
   const qc = useQueryClient();
-  return () => Promise.all([
-    qc.invalidateQueries({ queryKey: ['accounts'] }),
-    qc.invalidateQueries({ queryKey: ['dashboard'] }),
-    qc.invalidateQueries({ queryKey: ['transactions'] }),
-  ]);
+  return () => invalidateMoneyQueries(qc);
 }
 
 export function useCreateAccount() {

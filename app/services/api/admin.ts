@@ -44,10 +44,6 @@ export function useAssignRole() {
   });
 }
 
-export function useAuditLogs() {
-  return useQuery({ queryKey: queryKeys.auditLogs, queryFn: () => adminApi.auditLogs() });
-}
-
 /** The audit log answer did not hold an `audit_logs` array. */
 export class UnexpectedFormatError extends Error {
   constructor() {
@@ -70,7 +66,7 @@ export const AUDIT_LOG_PAGE_SIZE = 50;
 /** Audit logs, newest first, a page at a time ("load more": limit + before=next_cursor). */
 export function useAuditLogPages(limit: number = AUDIT_LOG_PAGE_SIZE) {
   return useInfiniteQuery({
-    queryKey: [...queryKeys.auditLogs, 'pages', limit] as const,
+    queryKey: queryKeys.auditLogPages(limit),
     queryFn: ({ pageParam }) => fetchAuditLogPage(limit, pageParam ?? undefined),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,

@@ -54,11 +54,12 @@ export function useMe(enabled = true) {
 /**
  * Signs out: revokes the token on the server (best effort, never blocks)
  * and clears the local session. The query cache is cleared by App.tsx when
- * the token goes away.
+ * the token goes away. `explicit`: the user chose Logout (no page is
+ * remembered for the next sign-in).
  */
-export async function signOut(): Promise<void> {
+export async function signOut(options: { explicit?: boolean } = {}): Promise<void> {
   const hadToken = sessionStore.getState().token !== null;
   const revoke = hadToken ? authApi.logout().catch(() => undefined) : Promise.resolve();
-  await sessionStore.signOut();
+  await sessionStore.signOut(options);
   await revoke;
 }

@@ -1,20 +1,49 @@
+import type { QueryClient } from '@tanstack/react-query';
+
 import type { HistoryQuery, NotificationFilter, Role } from './types';
 
-/** Query keys, one family per resource. Invalidate a family with its first element. */
+/** The first element of every key: invalidating a family refreshes all its queries. */
+export const queryFamilies = {
+  me: ['me'],
+  accounts: ['accounts'],
+  accountTypes: ['account-types'],
+  accountLookup: ['account-lookup'],
+  transactions: ['transactions'],
+  moneyRequests: ['money-requests'],
+  dashboard: ['dashboard'],
+  admin: ['admin'],
+  notifications: ['notifications'],
+} as const;
+
+const f = queryFamilies;
+
+/** Query keys, one family per resource. No key array is typed anywhere else. */
 export const queryKeys = {
-  me: ['me'] as const,
-  accounts: (scope: 'mine' | 'all') => ['accounts', scope] as const,
-  accountTypes: ['account-types'] as const,
-  accountLookup: (accountNumber: string) => ['account-lookup', accountNumber] as const,
-  transactions: (role: Role, query: HistoryQuery) => ['transactions', role, query] as const,
+  me: f.me,
+  accounts: (scope: 'mine' | 'all') => [...f.accounts, scope] as const,
+  accountTypes: f.accountTypes,
+  accountLookup: (accountNumber: string) => [...f.accountLookup, accountNumber] as const,
+  transactions: (role: Role, query: HistoryQuery) => [...f.transactions, role, query] as const,
   /** Paged history (load more); same family as `transactions`. */
-  transactionPages: (role: Role, query: HistoryQuery) => ['transactions', role, 'pages', query] as const,
-  moneyRequests: (role: Role) => ['money-requests', role] as const,
-  dashboardSummary: (role: Role) => ['dashboard', 'summary', role] as const,
-  dashboardMonthly: (role: Role) => ['dashboard', 'monthly', role] as const,
-  adminUsers: ['admin', 'users'] as const,
-  auditLogs: ['admin', 'audit-logs'] as const,
-  /** Same family as `auditLogs`: refreshing the log re-checks its chain. */
-  auditChain: ['admin', 'audit-logs', 'verify'] as const,
-  notifications: (filter: NotificationFilter) => ['notifications', filter] as const,
+  transactionPages: (role: Role, query: HistoryQuery) => [...f.transactions, role, 'pages', query] as const,
+  moneyRequests: (role: Role) => [...f.moneyRequests, role] as const,
+  dashboardSummary: (role: Role) => [...f.dashboard, 'summary', role] as const,
+  dashboardMonthly: (role: Role) => [...f.dashboard, 'monthly', role] as const,
+  adminUsers: [...f.admin, 'users'] as const,
+  auditLogPages: (limit: number) => [...f.admin, 'audit-logs', 'pages', limit] as const,
+  /** Same family as the audit log's pages: refreshing the log re-checks its chain. */
+  auditChain: [...f.admin, 'audit-logs', 'verify'] as const,
+  notifications: (filter: NotificationFilter) => [...f.notifications, filter] as const,
 };
+
+/**
+ * What a change of money touches: balances (accounts), the history, the
+ * requests and the dashboard figures. Every mutation that moves or creates
+ * money (transfer, request answered, account opened, edited or closed) and
+ * the server's `resync` call this one helper.
+ */
+export const MONEY_FAMILIES = [f.accounts, f.transactions, f.moneyRequests, f.dashboard] as const;
+
+export function invalidateMoneyQueries(client: QueryClient): Promise<void> {
+  return Promise.all(MONEY_FAMILIES.map((queryKey) => client.invalidateQueries({ queryKey }))).then(() => undefined);
+}

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 
 import { useSession } from '../../state/session';
 import { api } from './client';
-import { queryKeys } from './keys';
+import { invalidateMoneyQueries, queryKeys } from './keys';
 import type { DataResponse, MoneyRequest, MoneyRequestPayload, Role } from './types';
 
 /** The list as an array; anything else (a broken answer) is no requests. */
@@ -28,13 +28,7 @@ export function useMoneyRequests() {
 
 function useInvalidateMoney() {
   const qc = useQueryClient();
-  return () =>
-    Promise.all([
-      qc.invalidateQueries({ queryKey: ['money-requests'] }),
-      qc.invalidateQueries({ queryKey: ['dashboard'] }),
-      qc.invalidateQueries({ queryKey: ['accounts'] }),
-      qc.invalidateQueries({ queryKey: ['transactions'] }),
-    ]);
+  return () => invalidateMoneyQueries(qc);
 }
 
 export function useCreateMoneyRequest() {

@@ -1,5 +1,3 @@
-import { useMutation } from '@tanstack/react-query';
-
 import { api } from './client';
 import type { NotificationFilter, ServerNotification } from './types';
 
@@ -7,13 +5,4 @@ export const notificationsApi = {
   list: (filter: NotificationFilter = 'all') =>
     api.get<ServerNotification[]>('/user/notifications', filter === 'all' ? undefined : { filter }),
   markRead: (id: number | string) => api.put<void>(`/user/notifications/${id}/read`),
-  markAllRead: () => api.put<void>('/user/notifications/read-all'),
 };
-
-export function useMarkNotificationRead() {
-  return useMutation({ mutationFn: notificationsApi.markRead });
-}
-
-export function useMarkAllNotificationsRead() {
-  return useMutation({ mutationFn: notificationsApi.markAllRead });
-}

@@ -11,7 +11,9 @@ function shouldRetry(failureCount: number, error: unknown): boolean {
 export function createQueryClient(): QueryClient {
   return new QueryClient({
     defaultOptions: {
-      queries: { retry: shouldRetry, staleTime: 15_000, refetchOnWindowFocus: false },
+      // Focus = the app back in front (Android/iOS: AppState, see appLifecycle.ts; web: the tab shown):
+      // queries older than staleTime refetch then, and when the network comes back.
+      queries: { retry: shouldRetry, staleTime: 15_000, refetchOnWindowFocus: true, refetchOnReconnect: true },
       mutations: { retry: false },
     },
   });

@@ -1,8 +1,9 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 
 import { useSession } from '../../state/session';
+import { uuid } from '../../utils/uuid';
 import { api } from './client';
-import { queryKeys } from './keys';
+import { invalidateMoneyQueries, queryKeys } from './keys';
 import type { HistoryQuery, Page, Role, Transaction, TransferPayload, TransferResponse } from './types';
 
 export const transactionsApi = {
@@ -18,13 +19,9 @@ export const transactionsApi = {
     ),
 };
 
-/** A fresh Idempotency-Key (a UUID where the platform has one). */
+/** A fresh Idempotency-Key: a random v4 UUID (expo-crypto on Android/iOS; see utils/uuid). */
 export function newIdempotencyKey(): string {
-  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
-  if (c?.randomUUID) return c.randomUUID();
-  const hex = (n: number) =>
-    Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join('');
-  return `${hex(8)}-${hex(4)}-4${hex(3)}-${hex(4)}-${hex(12)}`;
+  return uuid();
 }
 
 /** Transaction history: the admin endpoint for Admin, the user endpoint otherwise. */
@@ -52,11 +49,6 @@ export function useTransfer() {
   return useMutation({
     mutationFn: ({ payload, idempotencyKey }: { payload: TransferPayload; idempotencyKey?: string }) =>
       transactionsApi.transfer(payload, idempotencyKey),
-    onSuccess: () =>
-      Promise.all([
-        qc.invalidateQueries({ queryKey: ['transactions'] }),
-        qc.invalidateQueries({ queryKey: ['accounts'] }),
-        qc.invalidateQueries({ queryKey: ['dashboard'] }),
-      ]),
+    onSuccess: () => invalidateMoneyQueries(qc),
   });
 }

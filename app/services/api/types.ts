@@ -1,240 +1,75 @@
-/** Shapes of the Meridian API, as /work/shared/contract.md settles them. */
+/**
+ * Shapes of the Meridian API, from server/openapi.json: `schema.ts` is
+ * generated (`npm run gen:api`) and a test fails when it is stale; this file
+ * only gives the app's names to its schemas, plus the few client-side shapes
+ * the document does not define (query objects, the live push, envelopes).
+ */
+import type { components, operations } from './schema';
 
-export type Role = 'User' | 'Admin';
+type S = components['schemas'];
 
-export interface User {
-  id: number;
-  full_name: string;
-  email: string;
-  phone_number: string;
-  role: Role;
-  is_active: boolean;
-  created_at: string;
-}
+export type Role = S['Role'];
+export type User = S['User'];
 
-export interface ApiErrorBody {
-  error?: string;
-  message?: string;
-  code?: string;
-  fields?: Record<string, string>;
-}
+/** An error answer. The server sends `error` and `code`; the spec's first app also read `message`. */
+export type ApiErrorBody = Partial<S['Error']> & { message?: string };
 
-export interface LoginPayload {
-  email: string;
-  password: string;
-}
-
-export interface LoginResponse {
-  token: string;
-  expires_at: string;
-  user: User;
-}
-
-export interface RegisterPayload {
-  full_name: string;
-  email: string;
-  phone_number: string;
-  password: string;
-}
-
-export interface RegisterResponse {
-  message: string;
-  user: User;
-}
-
-export interface PasswordResetPayload {
-  old_password: string;
-  new_password: string;
-}
-
-export interface MessageResponse {
-  message: string;
-}
+export type LoginPayload = S['LoginInput'];
+export type LoginResponse = S['LoginResult'];
+export type RegisterPayload = S['RegisterInput'];
+export type RegisterResponse = S['RegisterResponse'];
+export type PasswordResetPayload = S['PasswordResetInput'];
+export type MessageResponse = S['Message'];
 
 /** Money as the API sends it: a number with at most two decimals. Inputs may be strings. */
-export type Amount = number;
-export type AmountInput = number | string;
+export type Amount = S['Amount'];
+export type AmountInput = S['AmountInput'];
 
-export interface Account {
-  id: number;
-  /** The holder's full name. */
-  name: string;
-  account_number: string;
-  account_type_id: number;
-  type_name: string;
-  balance: Amount;
-  currency: string;
-  created_at: string;
-  user_id: number;
-}
+export type Account = S['Account'];
+export type AccountType = S['AccountType'];
+export type AccountPayload = S['AccountInput'];
+export type AccountLookup = S['AccountLookup'];
 
-export interface AccountType {
-  id: number;
-  /** Repeats `id` for the first app's clients, which read `ID`. */
-  ID: number;
-  type_name: string;
-  currency: string;
-}
+export type Transaction = S['Transaction'];
+export type TransactionType = Transaction['transaction_type'];
+export type TransferPayload = S['TransferInput'];
+export type TransferResponse = S['TransferResponse'];
+/** The history's filters and paging (the user and admin endpoints take the same). */
+export type HistoryQuery = Omit<NonNullable<operations['getHistory']['parameters']['query']>, 'user_id'>;
 
-export interface AccountPayload {
-  account_number: string;
-  balance: AmountInput;
-  account_type_id: number;
-  user_id?: number;
-}
-
-export interface AccountLookup {
-  full_name: string;
-  account_number: string;
-}
-
-export type TransactionType = 'DEBIT' | 'CREDIT';
-
-export interface Transaction {
-  id: number;
-  transaction_date: string;
-  transaction_type: TransactionType;
-  amount: Amount;
-  /** Sender's account number. */
-  account_id: string;
-  /** Recipient's account number. */
-  to_account_id: string;
-  description: string;
-}
-
-export interface TransferPayload {
-  /** From account number. */
-  account_id: string;
-  /** Recipient account number. */
-  to_account_id: string;
-  amount: AmountInput;
-  description?: string;
-  user_id?: number;
-}
-
-export interface TransferResponse {
-  message: string;
-  transaction: Transaction;
-}
-
-export interface HistoryQuery {
-  account_id?: string;
-  transaction_type?: TransactionType;
-  limit?: number;
-  before?: string;
-}
-
+/** A page of a list read with `limit` and `before` (= the previous `next_cursor`). */
 export interface Page<T> {
   data: T[];
-  next_cursor: string | null;
+  next_cursor: S['Cursor'];
 }
 
-export type MoneyRequestStatus = 'PENDING' | 'ACCEPTED' | 'REJECTED' | 'EXPIRED';
+export type MoneyRequestStatus = S['MoneyRequestStatus'];
+export type MoneyRequest = S['MoneyRequest'];
+export type MoneyRequestPayload = S['MoneyRequestInput'];
 
-export interface MoneyRequest {
-  ID: number;
-  Amount: Amount;
-  /** The requester's own account number (shown as 'From Account'). */
-  requester_id: string;
-  /** The account asked to pay. */
-  recipient_id: string;
-  Status: MoneyRequestStatus;
-  RequesteAt: string;
-  ExpiresAt?: string;
-  description: string;
-  direction?: 'incoming' | 'outgoing';
-}
-
-export interface MoneyRequestPayload {
-  requester_id: string;
-  recipient_id: string;
-  amount: AmountInput;
-  description?: string;
-  user_id?: number;
-}
-
+/** The `{data: ...}` envelope of several answers. */
 export interface DataResponse<T> {
   message?: string;
   data: T;
 }
 
 /** A dashboard's money figures in one currency. */
-export interface CurrencyTotals {
-  currency: string;
-  total_balance: Amount;
-  total_sent_amount: Amount;
-  total_received_amount: Amount;
-}
-
+export type CurrencyTotals = S['CurrencyTotals'];
 /** Amounts in the base currency (USD) only; counts over every currency; `by_currency` per currency, base first. */
-export interface DashboardSummary {
-  total_transactions: number;
-  pending_requests: number;
-  total_transfers: number;
-  total_sent_amount: Amount;
-  total_received_amount: Amount;
-  by_currency: CurrencyTotals[];
-}
+export type DashboardSummary = S['UserSummary'];
+export type AdminDashboardSummary = S['AdminSummary'];
+export type MonthlyPoint = S['MonthPoint'];
 
-export interface AdminDashboardSummary extends DashboardSummary {
-  total_balance: Amount;
-  total_users: number;
-}
-
-export interface MonthlyPoint {
-  name: string;
-  total: number;
-}
-
-export interface AdminUserRow {
-  id: number;
-  name: string;
-  email: string;
-  phone: string;
-  role: Role;
-  /** The active flag. */
-  status: boolean;
-  created: string;
-}
-
-export interface AuditLog {
-  id: number;
-  FullName: string;
-  AccountNumber: string;
-  ActionType: string;
-  TableName: string;
-  Description: string;
-  ActionTimestamp: string;
-}
-
-export interface AuditLogPage {
-  audit_logs: AuditLog[];
-  next_cursor: string | null;
-}
-
+export type AdminUserRow = S['AdminUserRow'];
+export type AuditLog = S['AuditRow'];
+export type AuditLogPage = S['AuditLogPage'];
 /** GET /api/admin/audit-logs/verify: whether the audit log's hash chain is intact. */
-export interface AuditChainVerification {
-  ok: boolean;
-  /** The last entry checked, or null when the log is empty. */
-  verified_through: number | null;
-  /** The first entry that was changed or removed, or null when the chain verifies. */
-  first_bad_id: number | null;
-}
+export type AuditChainVerification = S['AuditChainReport'];
 
-export type NotificationFilter = 'all' | 'requests' | 'alerts';
+export type NotificationFilter = NonNullable<NonNullable<operations['listNotifications']['parameters']['query']>['filter']>;
 
 /** A stored notification as GET /api/user/notifications returns it. */
-export interface ServerNotification {
-  id: number;
-  message: string;
-  is_new: boolean;
-  created_at: string;
-}
+export type ServerNotification = S['Notification'];
 
-/** A live push on /ws. */
-export interface PushedNotification {
-  id?: number;
-  message: string;
-  user_id?: number;
-  created_at?: string;
-}
+/** A live push on /ws (fields may be missing from older servers: the app fills them in). */
+export type PushedNotification = Partial<S['LiveNotification']> & { message: string };

@@ -1,4 +1,4 @@
-import { ApiError } from '../../services/api/client';
+import { ApiError } from '../services/api/client';
 
 /** 'Failed to fetch users', with the server's message when it sent one (spec §8). */
 export function fetchUsersError(error: unknown): string {

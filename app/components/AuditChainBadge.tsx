@@ -1,5 +1,5 @@
-import { useAuditChain } from '../../services/api/admin';
-import { Badge } from '../Badge';
+import { useAuditChain } from '../services/api/admin';
+import { Badge } from './Badge';
 
 /**
  * Whether the audit log's hash chain verifies: 'Audit chain verified'

@@ -1,3 +1,0 @@
-export * from './fetchUsersError';
-export * from './useErrorToast';
-export * from './AuditChainBadge';

@@ -1,0 +1,14 @@
+import { useEffect, useState } from 'react';
+
+/**
+ * `value`, once it has stopped changing for `delayMs` (e.g. a recipient's
+ * account number 1000 ms after the last keystroke).
+ */
+export function useDebouncedValue<T>(value: T, delayMs: number): T {
+  const [debounced, setDebounced] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setDebounced(value), delayMs);
+    return () => clearTimeout(timer);
+  }, [value, delayMs]);
+  return debounced;
+}
