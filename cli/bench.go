@@ -298,6 +298,9 @@ func (a *app) benchPrint(r benchResult) error {
 		add("push after 201 p99", ms(n.AfterResponse.P99))
 		add("push since request p50", ms(n.SinceRequest.P50))
 		add("push since request p99", ms(n.SinceRequest.P99))
+		for _, s := range n.ErrorSamples {
+			add("push transfer error sample", s)
+		}
 	}
 	if inv := r.Invariant; inv != nil {
 		add("accounts", fmt.Sprint(inv.Accounts))
