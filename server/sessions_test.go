@@ -17,9 +17,7 @@ import (
 func TestSessionChangesReachOtherInstances(t *testing.T) {
 	t.Parallel()
 	one := newEnv(t)
-	two := &testEnv{t: t, url: one.url, superURL: one.superURL}
-	two.svc = newService(t, one.url)
-	two.srv = New(two.svc, NewHub(two.svc, quiet), Options{Logger: quiet})
+	two := one.secondInstance()
 	one.startHub()
 	two.startHub()
 	adm := one.admin()

@@ -178,9 +178,7 @@ func TestSlowClientIsDroppedWithoutHoldingOthers(t *testing.T) {
 func TestTwoInstancesSharePushes(t *testing.T) {
 	t.Parallel()
 	one := newEnv(t)
-	two := &testEnv{t: t, url: one.url}
-	two.svc = newService(t, one.url)
-	two.srv = New(two.svc, NewHub(two.svc, quiet), Options{Logger: quiet})
+	two := one.secondInstance()
 	one.startHub()
 	two.startHub()
 	baseTwo := two.listen()
@@ -200,6 +198,16 @@ func TestTwoInstancesSharePushes(t *testing.T) {
 		t.Fatalf("push %+v", p)
 	}
 	t.Logf("cross-instance push after %s", time.Since(start))
+}
+
+// secondInstance is another serve instance on e's database, with a service
+// and hub of its own.
+func (e *testEnv) secondInstance() *testEnv {
+	e.t.Helper()
+	two := &testEnv{t: e.t, url: e.url, superURL: e.superURL}
+	two.svc = newService(e.t, e.url)
+	two.srv = New(two.svc, NewHub(two.svc, quiet), Options{Logger: quiet})
+	return two
 }
 
 func waitConns(t *testing.T, h *Hub, user int64, n int) {

@@ -581,18 +581,7 @@ func (s *Service) DisableTwoFactor(ctx context.Context, a Actor, password, code 
 	if !st.Enabled {
 		return errTwoFactorOff
 	}
-	var cur struct {
-		Hash  string `db:"password_hash"`
-		Email string `db:"email"`
-	}
-	if err := s.db.GetContext(ctx, &cur, `SELECT c.password_hash, u.email FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.user_id = $1`, a.UserID); err != nil {
-		return errs.Wrap(err, "read credentials")
-	}
-	claims, err := s.claimAttempts(ctx, s.now(), emailKey(cur.Email))
-	if err != nil {
-		return err
-	}
-	right, err := s.checkPassword(ctx, claims, cur.Hash, password)
+	right, claims, err := s.checkOwnPassword(ctx, a, password)
 	if err != nil {
 		return err
 	}

@@ -353,18 +353,7 @@ func (s *Service) ResetPassword(ctx context.Context, a Actor, oldPassword, newPa
 	if err := checkPassword("new_password", newPassword); err != nil {
 		return err
 	}
-	var cur struct {
-		Hash  string `db:"password_hash"`
-		Email string `db:"email"`
-	}
-	if err := s.db.GetContext(ctx, &cur, `SELECT c.password_hash, u.email FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.user_id = $1`, a.UserID); err != nil {
-		return errs.Wrap(err, "read credentials")
-	}
-	claims, err := s.claimAttempts(ctx, s.now(), emailKey(cur.Email))
-	if err != nil {
-		return err
-	}
-	ok, err := s.checkPassword(ctx, claims, cur.Hash, oldPassword)
+	ok, claims, err := s.checkOwnPassword(ctx, a, oldPassword)
 	if err != nil {
 		return err
 	}
