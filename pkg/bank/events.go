@@ -38,10 +38,16 @@ const (
 )
 
 // sealMinGap spaces seals under load: a seal started right after another one
-// waits until this long after the previous start, so a busy server seals in
-// batches of many rows rather than once per commit. It bounds what the
+// that found many rows waits until this long after the previous start, so a
+// busy server seals in batches of many rows rather than once per commit. It bounds what the
 // sealer adds to a push's latency.
 const sealMinGap = 10 * time.Millisecond
+
+// sealQuietRows is how many rows a seal may find and still count the server
+// as quiet: then the next seal runs at once, not sealMinGap after this one,
+// so a push on a quiet server costs one seal, not the gap (one transfer
+// writes two rows: its notification and its audit row).
+const sealQuietRows = 4
 
 // Sealed is the newest seq of each feed after a seal.
 type Sealed struct {
@@ -102,9 +108,15 @@ func (s *Service) RunSealer(ctx context.Context, interval time.Duration, log *sl
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	failing := false
+	var last Sealed
 	for {
 		start := time.Now()
 		sealed, err := s.Seal(ctx)
+		busy := true // how the first seal counts: it may find a backlog
+		if err == nil {
+			busy = sealed.NotificationSeq-last.NotificationSeq+sealed.AuditSeq-last.AuditSeq > sealQuietRows
+			last = sealed
+		}
 		if err == nil && len(sealed.Notifications) > 0 {
 			select {
 			case s.sealedHere <- sealed.Notifications:
@@ -123,7 +135,7 @@ func (s *Service) RunSealer(ctx context.Context, interval time.Duration, log *sl
 		case <-ctx.Done():
 			return
 		case <-s.sealPoke:
-			if wait := sealMinGap - time.Since(start); wait > 0 {
+			if wait := sealMinGap - time.Since(start); busy && wait > 0 {
 				time.Sleep(wait)
 			}
 		case <-t.C:
