@@ -20,21 +20,28 @@ import (
 // helperEnv names the data dir a helper process attaches to.
 const helperEnv = "PGEMBED_TEST_HELPER_DIR"
 
-// TestHelperProcess is not a test: run by helper() as a separate OS
-// process (this test binary again), it starts or attaches to the cluster in
-// $PGEMBED_TEST_HELPER_DIR, prints "ready <owned> <pid>", then answers
-// commands on stdin: "query" (SELECT 1, prints ok) and "stop" (Stop, exit).
-func TestHelperProcess(t *testing.T) {
-	dir := os.Getenv(helperEnv)
-	if dir == "" {
-		return // an ordinary test run
+// TestMain runs the tests, or, when started by helper() with
+// $PGEMBED_TEST_HELPER_DIR set, serves as that helper process instead.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(helperEnv); dir != "" {
+		os.Exit(runHelper(dir))
 	}
+	os.Exit(m.Run())
+}
+
+// runHelper is a separate OS process (this test binary again) that uses the
+// cluster as a Meridian command would: it starts or attaches to the cluster
+// in dir, prints "ready <owned> <pid>", then answers commands on stdin:
+// "query" (SELECT 1, prints ok) and "stop" (Stop, then exit). It returns
+// the exit code the test reads: 0 stopped, 3 could not start, 4 could not
+// stop, 5 stdin closed without "stop".
+func runHelper(dir string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	c, err := Start(ctx, Options{DataDir: dir, Fast: true})
 	cancel()
 	if err != nil {
 		fmt.Println("error", err)
-		os.Exit(3)
+		return 3
 	}
 	fmt.Println("ready", c.Owned(), c.PID())
 	sc := bufio.NewScanner(os.Stdin)
@@ -55,13 +62,13 @@ func TestHelperProcess(t *testing.T) {
 		case "stop":
 			if err := c.Stop(); err != nil {
 				fmt.Println("error", err)
-				os.Exit(4)
+				return 4
 			}
 			fmt.Println("stopped")
-			os.Exit(0)
+			return 0
 		}
 	}
-	os.Exit(5) // stdin closed without "stop"
+	return 5
 }
 
 // helperProc is a Meridian-like process using the cluster.
@@ -76,7 +83,7 @@ type helperProc struct {
 
 func helper(t *testing.T, dataDir string) *helperProc {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
+	cmd := exec.Command(os.Args[0], "-test.count=1")
 	cmd.Env = append(os.Environ(), helperEnv+"="+dataDir)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
