@@ -58,6 +58,7 @@ type Service struct {
 	sessions   *sessionCache           // verified sessions, while revocations reach us (sessioncache.go)
 	seen       *seenSessions           // sessions used since the last flush of their last use (sessions.go)
 	twoFactor  twoFactorKeys           // keys of two-factor secrets and backup codes at rest (twofactor.go)
+	scheduler  schedulerCounters       // what the scheduler ran in this process (scheduled.go)
 }
 
 // New returns a Service over db.
