@@ -425,7 +425,7 @@ func (s *Service) RunDueScheduledTransfers(ctx context.Context) (SchedulerTick, 
 		s.scheduler.lastTick.Store(int64(time.Since(start)))
 	}()
 	var tick SchedulerTick
-	var skip []int64 // series whose run hit an internal error this pass
+	skip := []int64{} // series whose run hit an internal error this pass (never nil: NULL would match nothing)
 	var firstErr error
 	for tick.Succeeded+tick.Failed < schedulerMaxPerTick && ctx.Err() == nil {
 		id, status, err := s.runNextDue(ctx, skip)
@@ -488,7 +488,7 @@ func (s *Service) runNextDue(ctx context.Context, skip []int64) (int64, string, 
 			JOIN accounts fa ON fa.id = st.from_account_id
 			JOIN accounts ta ON ta.id = st.to_account_id
 			JOIN users u ON u.id = st.user_id JOIN roles r ON r.id = u.role_id
-			WHERE st.status = 'active' AND st.next_run_at <= $1 AND NOT (st.id = ANY($2))
+			WHERE st.status = 'active' AND st.next_run_at <= $1 AND st.id <> ALL($2::bigint[])
 			ORDER BY st.next_run_at, st.id LIMIT 1
 			FOR UPDATE OF st SKIP LOCKED`, s.now(), pq.Array(skip))
 		if notFound(err) {
@@ -503,6 +503,10 @@ func (s *Service) runNextDue(ctx context.Context, skip []int64) (int64, string, 
 	})
 	return id, status, err
 }
+
+// scheduledRunHook, when set (tests only), is called between a run's
+// transfer and its run row; an error stands for a crash at that point.
+var scheduledRunHook func(scheduledID int64) error
 
 // runOccurrence runs the claimed series' occurrence d.RunAt inside tx: the
 // transfer, the run row, the next occurrence (or the series' end) and the
@@ -531,6 +535,11 @@ func (s *Service) runOccurrence(ctx context.Context, tx *sqlx.Tx, d dueSchedule)
 			status, reason = RunFailed, e.Message
 		} else {
 			txID = res.Transaction.ID
+		}
+		if scheduledRunHook != nil {
+			if err := scheduledRunHook(d.ID); err != nil {
+				return "", err
+			}
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO scheduled_transfer_runs (scheduled_id, run_at, status, reason, transaction_id)
 			VALUES ($1, $2, $3, $4, $5)`, d.ID, d.RunAt, status, reason, txID); err != nil {
