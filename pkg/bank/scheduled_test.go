@@ -538,3 +538,56 @@ func TestScheduledCreateRefusals(t *testing.T) {
 		t.Fatalf("%d create audit rows", n)
 	}
 }
+
+// Cancels racing the scheduler: once CancelScheduledTransfer returns, no
+// further occurrence of that series runs (a run in progress finishes first).
+func TestScheduledCancelRacesScheduler(t *testing.T) {
+	t.Parallel()
+	const series = 20
+	f := newSchedFixture(t, "2027-10-01T00:00:00Z", "100000.00")
+	ids := make([]int64, series)
+	for i := range ids {
+		ids[i] = f.create(t, "1.00", "2027-10-01T00:00:30Z", FrequencyDaily, nil).ID
+	}
+	f.clock.add(30 * 24 * time.Hour) // 30 occurrences due each: 600 in all
+	countRuns := func(id int64) int {
+		var n int
+		if err := f.s.db.Get(&n, `SELECT count(*) FROM scheduled_transfer_runs WHERE scheduled_id = $1`, id); err != nil {
+			t.Error(err)
+		}
+		return n
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := f.s.RunDueScheduledTransfers(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	atCancel := make([]int, series)
+	for i, id := range ids {
+		if i%4 == 0 {
+			time.Sleep(5 * time.Millisecond) // let the scheduler get into the series
+		}
+		if err := f.s.CancelScheduledTransfer(ctx, f.alice, id); err != nil {
+			t.Fatal(err)
+		}
+		atCancel[i] = countRuns(id)
+	}
+	<-done
+	if _, err := f.s.RunDueScheduledTransfers(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for i, id := range ids {
+		n := countRuns(id)
+		ran += n
+		if n != atCancel[i] {
+			t.Errorf("series %d: %d runs when its cancel returned, %d now", id, atCancel[i], n)
+		}
+	}
+	if b, l := balanceOf(t, f.s, f.from.ID), ledgerSum(t, f.s, f.from.ID); b != l || b != 100000_00-money.Amount(ran)*1_00 {
+		t.Fatalf("balance %v, ledger %v, %d runs", b, l, ran)
+	}
+	t.Logf("%d of %d occurrences ran before their series were cancelled", ran, series*30)
+}
