@@ -407,8 +407,8 @@ type SchedulerTick struct {
 	Failed    int
 }
 
-// schedulerMaxPerTick bounds one pass, so a huge backlog still lets the
-// loop see its context end now and then; the next pass goes on at once.
+// schedulerMaxPerTick bounds one pass (which stops between occurrences when
+// its context ends); what a huge backlog leaves runs at the next tick.
 const schedulerMaxPerTick = 10_000
 
 // RunDueScheduledTransfers runs every occurrence due now (the service's
