@@ -63,6 +63,7 @@ func (s *Server) routes() {
 	u.Post("/money-transer", s.transfer)
 	u.Post("/money-transfer", s.transfer)
 	u.Get("/transactions/history", s.history)
+	u.Get("/statements", s.statement)
 	u.Post("/money-request", s.createMoneyRequest)
 	u.Get("/transactions/money-request", s.listMoneyRequests)
 	u.Put("/accept-money-request/:id", s.acceptMoneyRequest)
