@@ -58,7 +58,7 @@ type Service struct {
 	sessions   *sessionCache           // verified sessions, while revocations reach us (sessioncache.go)
 	seen       *seenSessions           // sessions used since the last flush of their last use (sessions.go)
 	twoFactor  twoFactorKeys           // keys of two-factor secrets and backup codes at rest (twofactor.go)
-	pdfRows    int                     // the most rows of a PDF statement: MaxPDFStatementRows (tests lower it)
+	pdfRows    int                     // the most rows of a PDF statement (0: MaxPDFStatementRows; tests lower it)
 }
 
 // New returns a Service over db.
@@ -75,7 +75,6 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 	return &Service{db: db, tokens: tokens, settings: s, now: time.Now,
 		lookups:   NewRateLimiter(s.LookupPerMinute, time.Minute),
 		passwords: auth.NewPasswords(s.MaxPasswordChecks, s.PasswordCheckWait),
-		pdfRows:   MaxPDFStatementRows,
 		sealPoke:  make(chan struct{}, 1), sealedHere: make(chan []FeedNotification, 16), sessions: newSessionCache(), seen: newSeenSessions(),
 		twoFactor: newTwoFactorKeys(tokens.DeriveKey("two-factor secrets"), tokens.DeriveKey("two-factor backup codes"))}
 }

@@ -3,11 +3,13 @@ package bank
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"time"
 
 	"github.com/go-pdf/fpdf"
 
+	"meridian/pkg/errs"
 	"meridian/pkg/money"
 )
 
@@ -32,6 +34,10 @@ var pdfColumns = []struct {
 
 const pdfRowHeight = 5.0
 
+// pdfSlots holds one token per PDF statement being built in this process:
+// at most GOMAXPROCS at once (RenderPDF).
+var pdfSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
+
 // RenderPDF writes the statement as a PDF: on every page the bank's name,
 // the holder, the account, its currency and the period, then the table's
 // header; the rows as in the CSV, between an "Opening balance" and a
@@ -40,10 +46,21 @@ const pdfRowHeight = 5.0
 // the foot of each page. Text is set in Helvetica (Windows-1252): a
 // character outside it prints as "?".
 //
-// fpdf builds the whole document in memory before writing it, so the rows
-// are read through the cursor straight into the page content (about 0.3 KB
-// a row) and no row is kept; MaxPDFStatementRows bounds the total.
+// fpdf builds the whole document in memory before writing it. The rows go
+// from the cursor straight into the page content (about 0.27 KB a row,
+// uncompressed) and no row is kept, but compressing the pages makes
+// garbage: about 2 MB per page (a zlib writer each), so a 10,000-row
+// statement peaks near 80 MB of heap (BenchmarkStatement10k).
+// MaxPDFStatementRows bounds one PDF, and at most GOMAXPROCS PDFs are built
+// at once in a process (one per core: it is CPU work anyway); more wait for
+// a slot, within the statement's context.
 func (st *Statement) RenderPDF(w io.Writer) error {
+	select {
+	case pdfSlots <- struct{}{}:
+		defer func() { <-pdfSlots }()
+	case <-st.ctx.Done():
+		return errs.Wrap(st.ctx.Err(), "waiting to build a PDF statement")
+	}
 	pdf := fpdf.New("P", "mm", "A4", "")
 	pdf.SetMargins(15, 15, 15)
 	pdf.SetAutoPageBreak(true, 15)

@@ -2,6 +2,7 @@ package bank
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"fmt"
 	"math/rand"
@@ -544,4 +545,61 @@ func TestStatementIsOneSnapshot(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+}
+
+// At most GOMAXPROCS PDFs are built at once in a process: with every slot
+// taken, a PDF statement waits, and gives up when its context ends (the
+// request's deadline), while a CSV does not wait; many PDFs at once all
+// come out and give their slots back. (Not parallel: it holds the
+// process's slots.)
+func TestStatementPDFSlots(t *testing.T) {
+	s := newService(t)
+	c := newCustomer(t, s, "Sol Slots")
+	acc := openAccountAt(t, s, c, "SLOT000001", "10.00", day(t, "2026-01-01"))
+	q := StatementQuery{AccountNumber: acc.AccountNumber, From: "2026-01-01", To: "2026-01-31", Format: "pdf"}
+	for i := 0; i < cap(pdfSlots); i++ {
+		pdfSlots <- struct{}{}
+	}
+	held := true
+	release := func() {
+		for ; held && len(pdfSlots) > 0; <-pdfSlots {
+		}
+		held = false
+	}
+	defer release()
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	st, err := s.Statement(short, c, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := st.Render(&b); err == nil || b.Len() != 0 {
+		t.Fatalf("a PDF built with every slot taken: %v, %d bytes", err, b.Len())
+	}
+	st.Close()
+	renderStatement(t, s, c, StatementQuery{AccountNumber: acc.AccountNumber, From: "2026-01-01", To: "2026-01-31"}) // CSV
+	release()
+
+	var wg sync.WaitGroup
+	for i := 0; i < 3*cap(pdfSlots)+1; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := s.Statement(ctx, c, q)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer st.Close()
+			var b bytes.Buffer
+			if err := st.Render(&b); err != nil || !bytes.HasPrefix(b.Bytes(), []byte("%PDF-")) {
+				t.Errorf("PDF: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(pdfSlots) != 0 {
+		t.Fatalf("%d slots still taken", len(pdfSlots))
+	}
 }
