@@ -24,15 +24,18 @@ var pdfColumns = []struct {
 	width float64
 	align string
 }{
-	{"Date", 20, "L"},
-	{"Description", 50, "L"},
-	{"Type", 15, "L"},
+	{"Date", 18, "L"},
+	{"Description", 48, "L"},
+	{"Type", 13, "L"},
 	{"Amount", 28, "R"},
 	{"Balance", 30, "R"},
-	{"Counterparty", 37, "L"},
+	{"Counterparty", 43, "L"},
 }
 
-const pdfRowHeight = 5.0
+const (
+	pdfRowHeight  = 5.0
+	pdfCellMargin = 1.5 // within each cell, left and right
+)
 
 // pdfSlots holds one token per PDF statement being built in this process:
 // at most GOMAXPROCS at once (RenderPDF).
@@ -63,6 +66,7 @@ func (st *Statement) RenderPDF(w io.Writer) error {
 	}
 	pdf := fpdf.New("P", "mm", "A4", "")
 	pdf.SetMargins(15, 15, 15)
+	pdf.SetCellMargin(pdfCellMargin)
 	pdf.SetAutoPageBreak(true, 15)
 	pdf.SetCreationDate(time.Unix(0, 0).UTC())
 	pdf.SetModificationDate(time.Unix(0, 0).UTC())
@@ -108,7 +112,7 @@ func (st *Statement) RenderPDF(w io.Writer) error {
 
 	fit := func(s string, width float64) string {
 		s = tr(s)
-		width -= 2 // the cell's padding
+		width -= 2 * pdfCellMargin
 		if pdf.GetStringWidth(s) <= width {
 			return s
 		}

@@ -396,7 +396,14 @@ func TestStatementPDFPages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	long := "Quarterly rent " + strings.Repeat("and service charges ", 10)
+	if _, err := s.Deposit(backdated(ctx, day(t, "2026-04-03")), CLIActor, acc.AccountNumber, FundsInput{Amount: 100, Description: long}); err != nil {
+		t.Fatal(err)
+	}
 	text := pdfText(t, renderStatement(t, s, c, StatementQuery{AccountNumber: acc.AccountNumber, From: "2026-04-01", To: "2026-04-30", Format: "pdf"}))
+	if !strings.Contains(text, "Quarterly rent and service") || !strings.Contains(text, "...") || strings.Contains(text, long) {
+		t.Errorf("a description longer than its column is not cut with ...:\n%s", text)
+	}
 	pages := strings.Split(text, "\f")
 	if len(pages) > 0 && strings.TrimSpace(pages[len(pages)-1]) == "" {
 		pages = pages[:len(pages)-1]
@@ -411,7 +418,7 @@ func TestStatementPDFPages(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"Deposit 000", "Deposit 119", "Total credits (120)", "$120.00"} {
+	for _, want := range []string{"Deposit 000", "Deposit 119", "Total credits (121)", "$121.00"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the PDF lacks %q", want)
 		}
