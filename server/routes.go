@@ -67,6 +67,7 @@ func (s *Server) routes() {
 	u.Get("/scheduled-transfers", s.listScheduledTransfers)
 	u.Delete("/scheduled-transfers/:id", s.cancelScheduledTransfer)
 	u.Get("/scheduled-transfers/:id/runs", s.scheduledTransferRuns)
+	u.Get("/statements", s.statement)
 	u.Post("/money-request", s.createMoneyRequest)
 	u.Get("/transactions/money-request", s.listMoneyRequests)
 	u.Put("/accept-money-request/:id", s.acceptMoneyRequest)
