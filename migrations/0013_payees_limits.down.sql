@@ -135,7 +135,7 @@ BEGIN
     RETURN QUERY SELECT false, reply::text, NULL::text;
 END $$;
 
-DROP FUNCTION spend_daily_limit(bigint, text, numeric, timestamptz, numeric);
+DROP FUNCTION spend_daily_limit(bigint, text, numeric, timestamptz, numeric, numeric);
 DROP TABLE daily_outgoing;
 ALTER TABLE users DROP COLUMN daily_transfer_limit;
 DROP TABLE payees;

@@ -36,19 +36,19 @@ CREATE TABLE daily_outgoing (
 -- spend_daily_limit is the one rule of the daily limit, for every payment
 -- that counts (transfer_money, and an accepted money request in pkg/bank):
 -- it adds p_amount to what p_user sent in p_currency on the UTC day of p_at
--- and answers true, or, when that would pass the user's limit (their own,
--- else p_default), changes nothing and answers false. One statement both
--- locks the day's row and counts: a concurrent payment of the same user and
+-- and answers true, or, when that would pass the user's limit (p_own, the
+-- users.daily_transfer_limit the caller read with the accounts, else
+-- p_default), changes nothing and answers false. One statement both locks
+-- the day's row and counts: a concurrent payment of the same user and
 -- currency waits on the row until this one's transaction ends, then sees
 -- its total. Call it after the accounts are locked, and only once the
 -- payment is otherwise allowed: the row stays locked until the commit.
-CREATE FUNCTION spend_daily_limit(p_user bigint, p_currency text, p_amount numeric, p_at timestamptz, p_default numeric)
+CREATE FUNCTION spend_daily_limit(p_user bigint, p_currency text, p_amount numeric, p_at timestamptz, p_own numeric, p_default numeric)
     RETURNS boolean
 LANGUAGE plpgsql AS $$
 DECLARE
-    lim numeric;
+    lim numeric := coalesce(p_own, p_default);
 BEGIN
-    SELECT coalesce(u.daily_transfer_limit, p_default) INTO lim FROM users u WHERE u.id = p_user;
     IF lim IS NULL OR p_amount > lim THEN
         RETURN false;
     END IF;
@@ -107,7 +107,8 @@ BEGIN
     -- two transfers that cross (A to B while B to A) queue instead of
     -- deadlocking.
     FOR a IN
-        SELECT ac.id, ac.user_id, ac.account_number, ac.currency, ac.balance, ac.closed_at IS NOT NULL AS closed, u.is_active
+        SELECT ac.id, ac.user_id, ac.account_number, ac.currency, ac.balance, ac.closed_at IS NOT NULL AS closed, u.is_active,
+            u.daily_transfer_limit
         FROM accounts ac JOIN users u ON u.id = ac.user_id
         WHERE ac.account_number IN (p_from, p_to)
         ORDER BY ac.id
@@ -160,7 +161,7 @@ BEGIN
     END IF;
     -- Last of the checks: the day's row stays locked until the commit.
     IF dst.user_id <> p_user
-        AND NOT spend_daily_limit(p_user, src.currency, p_amount, coalesce(p_dated, p_now), p_daily_limit) THEN
+        AND NOT spend_daily_limit(p_user, src.currency, p_amount, coalesce(p_dated, p_now), src.daily_transfer_limit, p_daily_limit) THEN
         RETURN QUERY SELECT * FROM transfer_refused(p_user, p_key, 'daily_limit_exceeded');
         RETURN;
     END IF;

@@ -43,19 +43,20 @@ type DailyLimit struct {
 // utcDay is the day (UTC) the daily limit counts t in, as PostgreSQL's date.
 func utcDay(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
-// spendDailyLimit counts amount against the daily limit of user in currency,
-// inside tx (spend_daily_limit). Call it once the accounts are locked and
-// the payment is otherwise allowed; the day's row stays locked until tx
-// ends, and rolls back with it.
+// spendDailyLimit counts amount, sent from the locked account from, against
+// its holder's daily limit in its currency, inside tx (spend_daily_limit).
+// Call it once the payment is otherwise allowed; the day's row stays locked
+// until tx ends, and rolls back with it.
 //
 // Returns daily_limit_exceeded (422).
-func (s *Service) spendDailyLimit(ctx context.Context, tx *sqlx.Tx, user int64, currency string, amount money.Amount) error {
+func (s *Service) spendDailyLimit(ctx context.Context, tx *sqlx.Tx, from lockedAccount, amount money.Amount) error {
 	at := s.now()
 	if t, ok := ledgerDate(ctx).(time.Time); ok {
 		at = t
 	}
 	var ok bool
-	if err := tx.GetContext(ctx, &ok, `SELECT spend_daily_limit($1, $2, $3, $4, $5)`, user, currency, amount, at, s.settings.DailyTransferLimit); err != nil {
+	if err := tx.GetContext(ctx, &ok, `SELECT spend_daily_limit($1, $2, $3, $4, $5, $6)`,
+		from.UserID, from.Currency, amount, at, from.HolderLimit, s.settings.DailyTransferLimit); err != nil {
 		return errs.Wrap(err, "daily limit")
 	}
 	if !ok {

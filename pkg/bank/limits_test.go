@@ -263,6 +263,12 @@ func TestDailyLimitPerUserOverride(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantKind(t, sendTo(s, carol, carolAcc, to, 10_01, ""), errs.Unprocessable, "daily_limit_exceeded")
+	req, err := s.CreateMoneyRequest(ctx, bob, MoneyRequestInput{RequesterID: to.AccountNumber, RecipientID: carolAcc.AccountNumber, Amount: 10_01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.AcceptMoneyRequest(ctx, carol, req.ID)
+	wantKind(t, err, errs.Unprocessable, "daily_limit_exceeded")
 	if err := sendTo(s, carol, carolAcc, to, 10_00, ""); err != nil {
 		t.Fatal(err)
 	}

@@ -257,7 +257,7 @@ func (s *Service) AcceptMoneyRequest(ctx context.Context, a Actor, id int64) (Mo
 		}
 		// The payer sends money: it counts against their daily limit, last
 		// of the checks (the day's row stays locked until the commit).
-		if err := s.spendDailyLimit(ctx, tx, payer.UserID, payer.Currency, r.Amount); err != nil {
+		if err := s.spendDailyLimit(ctx, tx, payer, r.Amount); err != nil {
 			return err
 		}
 		desc := r.Description
