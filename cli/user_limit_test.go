@@ -85,7 +85,7 @@ func TestUserLimit(t *testing.T) {
 		t.Fatal("a limit that is not an amount is a usage error")
 	}
 	rows := c.ok("audit-log", "tail", "-n", "5", "-o", "json")
-	if strings.Count(rows, `"USER_LIMIT"`) != 2 || !strings.Contains(rows, "(via CLI)") {
+	if strings.Count(rows, "limit of user alice@meridian.test") != 2 || !strings.Contains(rows, "(via CLI)") {
 		t.Fatalf("audit rows:\n%s", rows)
 	}
 }
