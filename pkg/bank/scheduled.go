@@ -375,9 +375,13 @@ func nextOccurrence(frequency string, anchorDay int, at time.Time) time.Time {
 	return time.Time{}
 }
 
+// scheduledKeyPrefix starts every scheduledKey; Transfer refuses it from
+// customers.
+const scheduledKeyPrefix = "scheduled:"
+
 // scheduledKey is the Idempotency-Key of one occurrence of a series.
 func scheduledKey(id int64, at time.Time) string {
-	return fmt.Sprintf("scheduled:%d:%s", id, at.UTC().Format(time.RFC3339))
+	return fmt.Sprintf("%s%d:%s", scheduledKeyPrefix, id, at.UTC().Format(time.RFC3339))
 }
 
 // SchedulerStats are the scheduler's figures in this process, for /metrics.

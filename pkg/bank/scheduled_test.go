@@ -12,8 +12,8 @@ import (
 	"meridian/pkg/money"
 )
 
-// day parses a UTC time such as "2027-01-31T09:00:00Z".
-func day(t testing.TB, v string) time.Time {
+// instant parses a UTC time such as "2027-01-31T09:00:00Z".
+func instant(t testing.TB, v string) time.Time {
 	t.Helper()
 	at, err := time.Parse(time.RFC3339, v)
 	if err != nil {
@@ -25,7 +25,7 @@ func day(t testing.TB, v string) time.Time {
 func TestNextOccurrence(t *testing.T) {
 	t.Parallel()
 	chain := func(freq, start string, n int) []string {
-		at := day(t, start)
+		at := instant(t, start)
 		anchor := at.Day()
 		var out []string
 		for range n {
@@ -51,7 +51,7 @@ func TestNextOccurrence(t *testing.T) {
 			t.Errorf("%s from %s: got %v, want %v", c.freq, c.start, got, c.want)
 		}
 	}
-	if !nextOccurrence(FrequencyOnce, 1, day(t, "2027-01-01T00:00:00Z")).IsZero() {
+	if !nextOccurrence(FrequencyOnce, 1, instant(t, "2027-01-01T00:00:00Z")).IsZero() {
 		t.Error("once has no next occurrence")
 	}
 }
@@ -71,7 +71,7 @@ func newSchedFixture(t *testing.T, now, balance string) *schedFixture {
 	f := &schedFixture{s: s, alice: newCustomer(t, s, "Alice Sched"), bob: newCustomer(t, s, "Bob Sched")}
 	f.from = openAccount(t, s, f.alice, balance)
 	f.to = openAccount(t, s, f.bob, "0.00")
-	f.clock = fixClock(s, day(t, now))
+	f.clock = fixClock(s, instant(t, now))
 	return f
 }
 
@@ -89,7 +89,7 @@ func (f *schedFixture) create(t *testing.T, amount, runAt, freq string, until *s
 func (f *schedFixture) tick(t *testing.T, now string) SchedulerTick {
 	t.Helper()
 	f.clock.mu.Lock()
-	f.clock.t = day(t, now)
+	f.clock.t = instant(t, now)
 	f.clock.mu.Unlock()
 	tick, err := f.s.RunDueScheduledTransfers(ctx)
 	if err != nil {
@@ -143,7 +143,7 @@ func TestScheduledMonthlyKeepsMonthEnd(t *testing.T) {
 	t.Parallel()
 	f := newSchedFixture(t, "2027-01-01T00:00:00Z", "1000.00")
 	st := f.create(t, "100.00", "2027-01-31T09:00:00Z", FrequencyMonthly, nil)
-	if st.Status != ScheduleActive || st.NextRunAt == nil || !st.NextRunAt.Equal(day(t, "2027-01-31T09:00:00Z")) || st.Until != nil ||
+	if st.Status != ScheduleActive || st.NextRunAt == nil || !st.NextRunAt.Equal(instant(t, "2027-01-31T09:00:00Z")) || st.Until != nil ||
 		st.AccountID != f.from.AccountNumber || st.ToAccountID != f.to.AccountNumber || st.Amount != 100_00 || st.Currency != "USD" {
 		t.Fatalf("created %+v", st)
 	}
@@ -153,14 +153,14 @@ func TestScheduledMonthlyKeepsMonthEnd(t *testing.T) {
 	if tick := f.tick(t, "2027-01-31T09:00:00Z"); tick.Succeeded != 1 {
 		t.Fatalf("January: %+v", tick)
 	}
-	if got := f.get(t, st.ID).NextRunAt; !got.Equal(day(t, "2027-02-28T09:00:00Z")) {
+	if got := f.get(t, st.ID).NextRunAt; !got.Equal(instant(t, "2027-02-28T09:00:00Z")) {
 		t.Fatalf("after January 31 comes %v", got)
 	}
 	// Nobody ran the scheduler in February: both missed occurrences run, once each.
 	if tick := f.tick(t, "2027-03-31T12:00:00Z"); tick.Succeeded != 2 {
 		t.Fatalf("February and March: %+v", tick)
 	}
-	if got := f.get(t, st.ID).NextRunAt; !got.Equal(day(t, "2027-04-30T09:00:00Z")) {
+	if got := f.get(t, st.ID).NextRunAt; !got.Equal(instant(t, "2027-04-30T09:00:00Z")) {
 		t.Fatalf("after March 31 comes %v", got)
 	}
 	if got := runTimes(f.runs(t, st.ID)); got != "01-31:succeeded 02-28:succeeded 03-31:succeeded" {
@@ -220,7 +220,7 @@ func TestScheduledDailyWeeklyUntilAndOnce(t *testing.T) {
 			t.Fatalf("series %d: %+v", id, st)
 		}
 	}
-	if st := f.get(t, weekly.ID); st.Status != ScheduleActive || !st.NextRunAt.Equal(day(t, "2027-03-16T06:00:00Z")) {
+	if st := f.get(t, weekly.ID); st.Status != ScheduleActive || !st.NextRunAt.Equal(instant(t, "2027-03-16T06:00:00Z")) {
 		t.Fatalf("weekly %+v", st)
 	}
 	if tick := f.tick(t, "2027-03-15T00:00:00Z"); tick.Succeeded+tick.Failed != 0 {
@@ -265,7 +265,7 @@ func TestScheduledFailedRunNotifiesAndContinues(t *testing.T) {
 	if n := auditCount(t, f.s, "SCHEDULED_TRANSFER_FAILED"); n != 1 {
 		t.Fatalf("%d failure audit rows", n)
 	}
-	if got := f.get(t, st.ID); got.Status != ScheduleActive || !got.NextRunAt.Equal(day(t, "2027-05-02T09:00:00Z")) {
+	if got := f.get(t, st.ID); got.Status != ScheduleActive || !got.NextRunAt.Equal(instant(t, "2027-05-02T09:00:00Z")) {
 		t.Fatalf("the series stopped: %+v", got)
 	}
 
@@ -335,7 +335,7 @@ func TestScheduledRunIsAtomic(t *testing.T) {
 	if tick := f.tick(t, "2027-06-02T09:00:00Z"); tick.Succeeded+tick.Failed != 0 {
 		t.Fatalf("a recorded occurrence ran again: %+v", tick)
 	}
-	if b := balanceOf(t, f.s, f.from.ID); b != 90_00 || !f.get(t, st.ID).NextRunAt.Equal(day(t, "2027-06-03T09:00:00Z")) {
+	if b := balanceOf(t, f.s, f.from.ID); b != 90_00 || !f.get(t, st.ID).NextRunAt.Equal(instant(t, "2027-06-03T09:00:00Z")) {
 		t.Fatalf("balance %v, series %+v", b, f.get(t, st.ID))
 	}
 }
@@ -531,7 +531,7 @@ func TestScheduledCreateRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Until == nil || !st.Until.Equal(day(t, "2028-09-02T09:00:00Z")) || st.Frequency != "monthly" || st.Description != "Rent" {
+	if st.Until == nil || !st.Until.Equal(instant(t, "2028-09-02T09:00:00Z")) || st.Frequency != "monthly" || st.Description != "Rent" {
 		t.Fatalf("created %+v", st)
 	}
 	if n := auditCount(t, s, "SCHEDULE_CREATE"); n != 1 {
@@ -590,4 +590,28 @@ func TestScheduledCancelRacesScheduler(t *testing.T) {
 		t.Fatalf("balance %v, ledger %v, %d runs", b, l, ran)
 	}
 	t.Logf("%d of %d occurrences ran before their series were cancelled", ran, series*30)
+}
+
+// TestScheduledKeysAreTheBanks: a customer cannot take an occurrence's
+// Idempotency-Key before the scheduler does (which would make the occurrence
+// replay the customer's transfer instead of paying), and the occurrence then
+// runs and pays as scheduled.
+func TestScheduledKeysAreTheBanks(t *testing.T) {
+	t.Parallel()
+	f := newSchedFixture(t, "2027-01-01T00:00:00Z", "1000.00")
+	st := f.create(t, "100.00", "2027-01-31T09:00:00Z", FrequencyOnce, nil)
+	key := scheduledKey(st.ID, instant(t, "2027-01-31T09:00:00Z"))
+	_, err := f.s.Transfer(ctx, f.alice, TransferInput{AccountID: f.from.AccountNumber, ToAccountID: f.to.AccountNumber, Amount: 100_00}, key)
+	if e := errs.As(err); err == nil || e.Code != "invalid_input" || e.Fields["Idempotency-Key"] == "" {
+		t.Fatalf("a customer took the scheduler's key: %v", err)
+	}
+	if b := balanceOf(t, f.s, f.from.ID); b != 1000_00 {
+		t.Fatalf("the refused transfer moved money: balance %v", b)
+	}
+	if tick := f.tick(t, "2027-01-31T09:00:00Z"); tick.Succeeded != 1 {
+		t.Fatalf("the occurrence did not run: %+v", tick)
+	}
+	if b := balanceOf(t, f.s, f.to.ID); b != 100_00 {
+		t.Fatalf("recipient balance %v after the occurrence", b)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -72,6 +73,7 @@ var (
 	errRecipientClosed   = errs.E(errs.Unprocessable, "account_closed", "The receiving account is closed")
 	errRecipientInactive = errs.E(errs.Unprocessable, "recipient_inactive", "The receiving account's holder is deactivated")
 	errKeyReused         = errs.E(errs.Conflict, "idempotency_key_reused", "Idempotency-Key was already used with a different request")
+	errDailyLimit        = errs.E(errs.Unprocessable, "daily_limit_exceeded", "Daily transfer limit exceeded")
 )
 
 // requestHash fingerprints what a transfer asks for, to tell a replay of an
@@ -95,9 +97,17 @@ func requestHash(in TransferInput) string {
 // invalid_input (a user_id, account number, amount, description or
 // Idempotency-Key that breaks the input rules), account_not_found (404),
 // same_account, account_closed, recipient_inactive, currency_mismatch,
-// insufficient_funds (422), idempotency_key_reused (409) or
-// user_deactivated (401, the sender was deactivated meanwhile).
+// insufficient_funds, daily_limit_exceeded (422: a transfer to another
+// customer would pass the sender's daily limit in its currency, limits.go),
+// idempotency_key_reused (409) or user_deactivated (401, the sender was
+// deactivated meanwhile).
 func (s *Service) Transfer(ctx context.Context, a Actor, in TransferInput, idempotencyKey string) (TransferResult, error) {
+	// The scheduler's keys (scheduledKey) are the bank's own: a customer who
+	// took one first could make an occurrence of their series replay a
+	// transfer of their choosing instead of running.
+	if strings.HasPrefix(idempotencyKey, scheduledKeyPrefix) {
+		return TransferResult{}, errs.Field("Idempotency-Key", "Idempotency-Key must not start with "+scheduledKeyPrefix)
+	}
 	call, err := s.checkTransfer(ctx, a, in, idempotencyKey)
 	if err != nil {
 		return TransferResult{}, err
@@ -125,6 +135,9 @@ type transferCall struct {
 	key  any // NULL: no Idempotency-Key
 	hash string
 	now  time.Time
+	// dailyLimit is the configured default daily limit; transfer_money
+	// applies the sender's own limit when an admin set one.
+	dailyLimit money.Amount
 }
 
 // checkTransfer runs the checks of Transfer that need no lock: the
@@ -154,7 +167,7 @@ func (s *Service) checkTransfer(ctx context.Context, a Actor, in TransferInput, 
 	if err := checkText("Idempotency-Key", idempotencyKey, MaxIdempotencyKeyLen, false); err != nil {
 		return transferCall{}, err
 	}
-	call := transferCall{user: a.UserID, in: in, hash: requestHash(in), now: s.now()}
+	call := transferCall{user: a.UserID, in: in, hash: requestHash(in), now: s.now(), dailyLimit: s.settings.DailyTransferLimit}
 	if idempotencyKey != "" {
 		call.key = idempotencyKey
 	}
@@ -165,15 +178,16 @@ func (s *Service) checkTransfer(ctx context.Context, a Actor, in TransferInput, 
 // transaction of the caller's (the scheduler's, so the transfer and its
 // run row commit together).
 //
-// One statement, one round trip: transfer_money (migration 0008) claims
-// the key, locks both accounts in id order, checks, moves the money,
-// writes both ledger rows, the notification and the audit row, and
-// stores the answer.
+// One statement, one round trip: transfer_money (migrations 0008, 0013)
+// claims the key, locks both accounts in id order, checks (the daily limit
+// last, spend_daily_limit), moves the money, writes both ledger rows, the
+// notification and the audit row, and stores the answer.
 func (c transferCall) run(ctx context.Context, q sqlx.QueryerContext) (TransferResult, error) {
 	var out TransferResult
 	var body, refused sql.NullString
-	err := q.QueryRowxContext(ctx, `SELECT replayed, body, refused FROM transfer_money($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		c.user, c.in.AccountID, c.in.ToAccountID, c.in.Amount, c.in.Description, c.key, c.hash, c.now, IdempotencyWindow.String(), ledgerDate(ctx)).
+	err := q.QueryRowxContext(ctx, `SELECT replayed, body, refused FROM transfer_money($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		c.user, c.in.AccountID, c.in.ToAccountID, c.in.Amount, c.in.Description, c.key, c.hash, c.now, IdempotencyWindow.String(), ledgerDate(ctx),
+		c.dailyLimit).
 		Scan(&out.Replayed, &body, &refused)
 	switch {
 	case err != nil:
@@ -201,6 +215,7 @@ var refusals = map[string]error{
 	"recipient_inactive":     errRecipientInactive,
 	"currency_mismatch":      errCurrencyMismatch,
 	"insufficient_funds":     errInsufficientFunds,
+	"daily_limit_exceeded":   errDailyLimit,
 	"idempotency_key_reused": errKeyReused,
 	"user_deactivated":       errs.E(errs.Unauthorized, "user_deactivated", "This user is deactivated"),
 }
