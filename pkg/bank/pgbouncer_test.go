@@ -67,6 +67,11 @@ func TestThroughPgBouncer(t *testing.T) {
 		t.Fatalf("open with timeouts through PgBouncer: %v", err)
 	}
 	defer pool.Close()
+	// PgBouncer refused them as startup parameters, so the pool runs with
+	// the role's settings (README: ALTER ROLE … SET statement_timeout).
+	if got, err := db.StatementTimeout(ctx, pool); err != nil || got != 0 {
+		t.Fatalf("statement_timeout through PgBouncer: %s (%v); want the role's (none)", got, err)
+	}
 	pool.SetMaxOpenConns(4 * testdb.PgBouncerPoolSize)
 	tokens, err := auth.NewTokens([]byte(strings.Repeat("s", 32)), time.Hour)
 	if err != nil {
