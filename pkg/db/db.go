@@ -52,7 +52,7 @@ const DefaultPoolSize = 16
 func Open(ctx context.Context, dsn string, opts ...Option) (*sqlx.DB, error) {
 	db, err := open(dsn, opts...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("database_url %w", err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -82,7 +82,7 @@ func open(dsn string, opts ...Option) (*sqlx.DB, error) {
 	}
 	db, err := sqlx.Open("postgres", withParams(dsn, params))
 	if err != nil {
-		return nil, fmt.Errorf("database_url is not a usable PostgreSQL address: %w", err)
+		return nil, fmt.Errorf("is not a usable PostgreSQL address: %w", err)
 	}
 	db.SetMaxOpenConns(DefaultPoolSize)
 	db.SetMaxIdleConns(DefaultPoolSize)

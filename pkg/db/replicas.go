@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -149,11 +150,19 @@ func OpenReplicas(urls []string, opts ...Option) ([]*sqlx.DB, error) {
 			for _, o := range out {
 				o.Close()
 			}
-			return nil, fmt.Errorf("database_read_urls: %w", err)
+			return nil, fmt.Errorf("database_read_urls: %s %w", redact(u), err)
 		}
 		out = append(out, db)
 	}
 	return out, nil
+}
+
+// redact hides a URL's password for an error message.
+func redact(u string) string {
+	if p, err := url.Parse(u); err == nil && strings.Contains(u, "://") {
+		return p.Redacted()
+	}
+	return "(a key=value address)"
 }
 
 // Primary is the pool of database_url.
