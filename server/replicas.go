@@ -12,10 +12,10 @@ import (
 )
 
 // HeaderCommitLSN carries a commit position (a PostgreSQL WAL position,
-// "16/B374D848"): every answer to a write (any method but GET and HEAD)
-// has the primary's position after it, and a read that sends one back is
-// served by a read replica only once that replica has replayed it (contract
-// §7: a client never reads older than its own last write).
+// "16/B374D848"): every answer to a write (any method but GET, HEAD and
+// OPTIONS) has the primary's position after it, and a read that sends one
+// back is served by a read replica only once that replica has replayed it
+// (contract §7: a client never reads older than its own last write).
 const HeaderCommitLSN = "X-Meridian-Commit-LSN"
 
 // commitPosition reads the client's position from HeaderCommitLSN into the
@@ -32,7 +32,11 @@ func (s *Server) commitPosition(c fiber.Ctx) error {
 		c.SetContext(db.WithPosition(c.Context(), pos))
 	}
 	r := s.svc.ReadRouter()
-	if !r.HasReplicas() || c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead {
+	switch c.Method() {
+	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
+		return c.Next()
+	}
+	if !r.HasReplicas() {
 		return c.Next()
 	}
 	err := c.Next()
