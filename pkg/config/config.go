@@ -121,7 +121,7 @@ func Load(get func(key string) string) (Config, error) {
 		if u = strings.TrimSpace(u); u == "" {
 			continue
 		}
-		if !isPostgresURL(u) || strings.Contains(u, " ") {
+		if !isPostgresURL(u) {
 			return c, bad("database_read_urls", "a comma-separated list of PostgreSQL URLs like postgres://user:pass@standby:5432/db")
 		}
 		c.DatabaseReadURLs = append(c.DatabaseReadURLs, u)
