@@ -96,12 +96,21 @@ pidfile = %s
 	cmd := exec.Command(bin, filepath.Join(dir, "pgbouncer.ini"))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			t.Fatalf("pgbouncer refuses root and there is no postgres user: %v", err)
+		// The user that owns the server's socket directory (pkg/pgembed's
+		// server user) may reach the socket; else "postgres".
+		var uid, gid int
+		if fi, err := os.Stat(host); err == nil && fi.IsDir() {
+			st := fi.Sys().(*syscall.Stat_t)
+			uid, gid = int(st.Uid), int(st.Gid)
 		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
+		if uid == 0 {
+			u, err := user.Lookup("postgres")
+			if err != nil {
+				t.Fatalf("pgbouncer refuses root and there is no postgres user: %v", err)
+			}
+			uid, _ = strconv.Atoi(u.Uid)
+			gid, _ = strconv.Atoi(u.Gid)
+		}
 		if err := os.Chown(dir, uid, gid); err != nil {
 			t.Fatal(err)
 		}
