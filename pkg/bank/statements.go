@@ -194,13 +194,15 @@ func (s *Service) AdminStatement(ctx context.Context, a Actor, q StatementQuery)
 	return s.openStatement(ctx, 0, q)
 }
 
-// openStatement opens the statement of an account of owner (0: anyone's).
+// openStatement opens the statement of an account of owner (0: anyone's),
+// on a read replica when there are any (one that has replayed the caller's
+// last write, see Service.reader).
 func (s *Service) openStatement(ctx context.Context, owner int64, q StatementQuery) (*Statement, error) {
 	from, to, err := q.normalize()
 	if err != nil {
 		return nil, err
 	}
-	tx, err := s.db.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	tx, err := s.reader(ctx).BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 	if err != nil {
 		return nil, errs.Wrap(err, "begin statement")
 	}
