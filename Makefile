@@ -16,7 +16,7 @@ WEB_DIST := server/web/dist/index.html
 APP_SRC  := $(shell find app -type f 2>/dev/null) app.json package.json babel.config.js tsconfig.json index.ts
 
 .PHONY: build run test deps deps-node deps-chromium deps-postgres app test-go test-fuzz test-app test-native test-e2e \
-        vet fmt-check clean budget bench fault fuzz deps-cluster cluster cluster-stop cluster-test
+        vet fmt-check clean budget bench fault fuzz deps-cluster cluster cluster-stop cluster-test cluster-bin
 
 ## build: the web app and bin/meridian with the app embedded
 build: bin/meridian
@@ -58,6 +58,24 @@ deps-cluster:
 	@ls /usr/lib/postgresql/*/bin/pg_basebackup >/dev/null 2>&1 || { echo "installing PostgreSQL"; apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
 	@command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ] || { echo "installing PgBouncer"; apt-get update -qq && apt-get install -y -qq pgbouncer >/dev/null; }
 	@command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || { echo "installing HAProxy"; apt-get update -qq && apt-get install -y -qq haproxy >/dev/null; }
+
+# bin/meridian for the cluster: go build alone (the app embedded is whatever server/web/dist holds;
+# make build exports it first).
+CLUSTER_DIR ?= /tmp/meridian-cluster
+cluster-bin:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/meridian ./cmd/meridian
+
+## cluster: a primary, a synchronous standby, PgBouncer, two serve instances and HAProxy on loopback
+cluster: deps-cluster cluster-bin
+	CLUSTER_DIR=$(CLUSTER_DIR) bash scripts/cluster/cluster.sh up
+
+cluster-stop:
+	CLUSTER_DIR=$(CLUSTER_DIR) bash scripts/cluster/cluster.sh stop
+
+## cluster-test: push across instances, read-your-write on the standby, throughput 1 vs 2 instances, failover drill
+cluster-test: deps-cluster cluster-bin
+	$(GO) vet -tags cluster ./test/cluster
+	$(GO) test -tags cluster -count=1 -v -timeout 10m ./test/cluster
 
 deps-chromium:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Chromium"; apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }

@@ -30,6 +30,10 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DIR=${CLUSTER_DIR:-/tmp/meridian-cluster}
 BASE=${CLUSTER_BASE_PORT:-25400}
+# A cluster that is up keeps the ports it was made with.
+if [[ -f $DIR/cluster.env ]] && grep -q '^BASE_PORT=' "$DIR/cluster.env"; then
+	BASE=$(sed -n 's/^BASE_PORT=//p' "$DIR/cluster.env" | tail -n 1)
+fi
 BIN=${MERIDIAN_BIN:-$ROOT/bin/meridian}
 [[ $BIN == /* ]] || BIN=$ROOT/$BIN
 LOG_LEVEL=${CLUSTER_LOG_LEVEL:-warn}
@@ -165,6 +169,7 @@ up() {
 	give "$DIR/run" "$DIR/log"
 	: >"$DIR/cluster.env"
 	chmod 0600 "$DIR/cluster.env"
+	set_state BASE_PORT "$BASE"
 	set_state PRIMARY_PORT "$P_PRIMARY"
 	set_state STANDBY_PORT "$P_STANDBY"
 	set_state PGBOUNCER_PORT "$P_PGBOUNCER"
