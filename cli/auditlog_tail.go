@@ -68,7 +68,7 @@ func (a *app) runAuditTail(ctx context.Context, o *auditTailOptions) error {
 	if err := a.printAudit(rows, true); err != nil {
 		return err
 	}
-	err = e.svc.AuditFollow(ctx, bank.CLIActor, bank.FollowOptions{DSN: e.dsn, AfterSeq: last, Poll: e.cfg.SealInterval, Log: e.log},
+	err = e.svc.AuditFollow(ctx, bank.CLIActor, bank.FollowOptions{DSN: e.listenDSN, AfterSeq: last, Poll: e.cfg.SealInterval, Log: e.log},
 		func(more []bank.AuditRow) error { return a.printAudit(more, false) })
 	if ctx.Err() != nil {
 		return nil

@@ -24,10 +24,14 @@ type env struct {
 	cfg      config.Config
 	db       *sqlx.DB // the runtime role: serve and every command run their queries here
 	dsn      string
-	ownerDSN string           // the schema's owner: migrations, grants, maintenance
-	cluster  *pgembed.Cluster // nil with database_url
-	svc      *bank.Service
-	log      *slog.Logger
+	ownerDSN string // the schema's owner: migrations, grants, maintenance
+	// listenDSN is where the one session that LISTENs connects:
+	// database_listen_url (default database_url), never a transaction pooler.
+	listenDSN string
+	reads     *db.Router       // serve's read replicas (database_read_urls); nil for other commands
+	cluster   *pgembed.Cluster // nil with database_url
+	svc       *bank.Service
+	log       *slog.Logger
 }
 
 // ownerRole owns the embedded database's schema and runs its migrations;
@@ -77,6 +81,10 @@ func (a *app) openEnv(ctx context.Context, migrate, serve bool) (*env, error) {
 		}
 		e.dsn, e.ownerDSN = e.cluster.AppURL(), e.cluster.OwnerURL()
 	}
+	e.listenDSN = cfg.DatabaseListenURL
+	if e.listenDSN == "" {
+		e.listenDSN = e.dsn
+	}
 	if migrate {
 		if _, err := e.migrateUp(ctx, 0); err != nil {
 			e.close()
@@ -94,6 +102,27 @@ func (a *app) openEnv(ctx context.Context, migrate, serve bool) (*env, error) {
 	}
 	e.db.SetMaxOpenConns(cfg.DatabasePoolSize)
 	e.db.SetMaxIdleConns(cfg.DatabasePoolSize)
+	if serve {
+		// Behind PgBouncer the timeouts may not have reached PostgreSQL as
+		// startup parameters (db.Open): then the role's settings apply.
+		if got, err := db.StatementTimeout(ctx, e.db); err == nil && got == 0 {
+			e.log.Warn("statement_timeout is not set on database_url's connections (a pooler that drops startup parameters?); set it for the role: ALTER ROLE ... SET statement_timeout, lock_timeout (README: Read replicas and poolers)", "request_timeout", cfg.RequestTimeout)
+		}
+	}
+	// Only serve reads from replicas: a command's reads come after its
+	// own writes in another process, which no replica position tracks.
+	var readers []*sqlx.DB
+	if serve && len(cfg.DatabaseReadURLs) > 0 {
+		if readers, err = db.OpenReplicas(cfg.DatabaseReadURLs, opts...); err != nil {
+			e.close()
+			return nil, err
+		}
+		for _, r := range readers {
+			r.SetMaxOpenConns(cfg.DatabasePoolSize)
+			r.SetMaxIdleConns(cfg.DatabasePoolSize)
+		}
+	}
+	e.reads = db.NewRouter(e.db, readers, cfg.ReplicaWait)
 	var user string
 	if err := e.db.GetContext(ctx, &user, `SELECT current_user`); err == nil && user != cfg.DatabaseAppRole {
 		e.log.Warn("database_url signs in as another role than database_app_role, so the ledger and the audit log are only as safe as that role's privileges", "user", user, "database_app_role", cfg.DatabaseAppRole)
@@ -112,6 +141,7 @@ func (a *app) openEnv(ctx context.Context, migrate, serve bool) (*env, error) {
 	}
 	e.svc = bank.New(e.db, tokens, bank.Settings{RequestsTTL: cfg.RequestsTTL, MaxAmount: cfg.MaxAmount, LookupPerMinute: cfg.LookupPerMinute,
 		MaxPasswordChecks: cfg.MaxPasswordChecks, DisableCustomerFunding: !cfg.CustomerFunding, RequireTwoFactorForAdmins: cfg.RequireTwoFactorForAdmins})
+	e.svc.SetReadRouter(e.reads)
 	return e, nil
 }
 
@@ -174,6 +204,11 @@ func (e *env) close() {
 			e.log.Debug("sealing events", "err", err)
 		}
 		cancel()
+	}
+	if e.reads != nil {
+		for _, r := range e.reads.Replicas() {
+			r.DB.Close()
+		}
 	}
 	if e.db != nil {
 		e.db.Close()

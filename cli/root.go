@@ -147,7 +147,18 @@ func (a *app) initConfig(cmd *cobra.Command) error {
 
 // config returns the validated configuration.
 func (a *app) config() (config.Config, error) {
-	return config.Load(func(key string) string { return a.v.GetString(key) })
+	return config.Load(func(key string) string {
+		// A list in meridian.yaml (database_read_urls, allowed_origins)
+		// reads as the comma-separated text a flag or variable gives.
+		if l, ok := a.v.Get(key).([]any); ok {
+			parts := make([]string, len(l))
+			for i, v := range l {
+				parts[i] = fmt.Sprint(v)
+			}
+			return strings.Join(parts, ",")
+		}
+		return a.v.GetString(key)
+	})
 }
 
 // flagError makes a flag that cannot be parsed a usage error (exit 2).

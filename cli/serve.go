@@ -62,13 +62,23 @@ func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 	var bg sync.WaitGroup
 	defer func() { stopBackground(); bg.Wait() }()
 	hub := server.NewHub(e.svc, e.log)
+	if e.reads.HasReplicas() {
+		// The replicas' state before the first request, then every second.
+		mctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		if err := e.reads.Measure(mctx); err != nil {
+			e.log.Warn("measuring the read replicas", "err", err)
+		}
+		cancel()
+		bg.Add(1)
+		go func() { defer bg.Done(); e.reads.RunMonitor(bgctx, time.Second, e.log) }()
+	}
 	bg.Add(4)
 	// The sealer numbers committed audit rows and notifications in
 	// commit order; the hub pushes the sealed notifications.
 	go func() { defer bg.Done(); e.svc.RunSealer(bgctx, e.cfg.SealInterval, e.log) }()
 	go func() {
 		defer bg.Done()
-		if err := hub.Listen(bgctx, e.dsn); err != nil {
+		if err := hub.Listen(bgctx, e.listenDSN); err != nil {
 			e.log.Error("notification listener stopped", "err", err)
 		}
 	}()

@@ -91,7 +91,7 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 		WriteTimeout:   30 * time.Second,
 		IdleTimeout:    120 * time.Second,
 	})
-	s.app.Use(s.requestMeta, s.recoverPanics, securityHeaders, s.withDeadline)
+	s.app.Use(s.requestMeta, s.recoverPanics, securityHeaders, s.withDeadline, s.commitPosition)
 	s.routes()
 	s.unknownMethods()
 	return s
@@ -208,6 +208,7 @@ func (s *Server) authenticateAs(c fiber.Ctx, policy bool) error {
 		}
 	}
 	c.Locals(localActor, a)
+	s.readsAfterOwnWrites(c, a)
 	return c.Next()
 }
 

@@ -183,7 +183,7 @@ func (s *Service) ListAccounts(ctx context.Context, a Actor, pathUserID *int64) 
 		return nil, err
 	}
 	out := []Account{}
-	err := s.db.SelectContext(ctx, &out, selectAccount+` WHERE a.user_id = $1 AND a.closed_at IS NULL ORDER BY a.id DESC`, a.UserID)
+	err := s.reader(ctx).SelectContext(ctx, &out, selectAccount+` WHERE a.user_id = $1 AND a.closed_at IS NULL ORDER BY a.id DESC`, a.UserID)
 	return out, errs.Wrap(err, "list accounts")
 }
 
@@ -195,7 +195,7 @@ func (s *Service) AllAccounts(ctx context.Context, a Actor) ([]Account, error) {
 		return nil, err
 	}
 	out := []Account{}
-	err := s.db.SelectContext(ctx, &out, selectAccount+` WHERE a.closed_at IS NULL ORDER BY a.id DESC`)
+	err := s.reader(ctx).SelectContext(ctx, &out, selectAccount+` WHERE a.closed_at IS NULL ORDER BY a.id DESC`)
 	return out, errs.Wrap(err, "all accounts")
 }
 

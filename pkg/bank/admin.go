@@ -31,7 +31,7 @@ func (s *Service) ListUsers(ctx context.Context, a Actor) ([]AdminUserRow, error
 		return nil, err
 	}
 	rows := []AdminUserRow{}
-	err := s.db.SelectContext(ctx, &rows, `SELECT `+userColumns+` `+userFrom+` ORDER BY u.id DESC`)
+	err := s.reader(ctx).SelectContext(ctx, &rows, `SELECT `+userColumns+` `+userFrom+` ORDER BY u.id DESC`)
 	return rows, errs.Wrap(err, "list users")
 }
 
@@ -246,7 +246,7 @@ const (
 
 func (s *Service) auditPage(ctx context.Context, limit int, before int64) ([]AuditRow, *string, error) {
 	rows := []AuditRow{}
-	err := s.db.SelectContext(ctx, &rows, `SELECT `+auditColumns+` `+auditFrom+` WHERE ($1::bigint = 0 OR l.id < $1) ORDER BY l.id DESC LIMIT $2`, before, limit+1)
+	err := s.reader(ctx).SelectContext(ctx, &rows, `SELECT `+auditColumns+` `+auditFrom+` WHERE ($1::bigint = 0 OR l.id < $1) ORDER BY l.id DESC LIMIT $2`, before, limit+1)
 	if err != nil {
 		return nil, nil, errs.Wrap(err, "audit logs")
 	}

@@ -89,8 +89,9 @@ func (s *Service) UserSummary(ctx context.Context, a Actor) (UserSummary, error)
 	}
 	// The caller's ledger rows, summed per account (transactions_user_idx),
 	// then per currency of the account.
+	rd := s.reader(ctx)
 	var rows []currencyRow
-	err := s.db.SelectContext(ctx, &rows, `
+	err := rd.SelectContext(ctx, &rows, `
 		SELECT a.currency::text AS currency, bool_or(a.closed_at IS NULL) AS held,
 			COALESCE(sum(a.balance) FILTER (WHERE a.closed_at IS NULL), 0) AS total_balance,
 			COALESCE(sum(l.total_transactions), 0) AS total_transactions, COALESCE(sum(l.total_transfers), 0) AS total_transfers,
@@ -103,7 +104,7 @@ func (s *Service) UserSummary(ctx context.Context, a Actor) (UserSummary, error)
 		return UserSummary{}, errs.Wrap(err, "user summary")
 	}
 	out := UserSummary{ByCurrency: []CurrencyTotals{}}
-	if err := s.db.GetContext(ctx, &out.PendingRequests, `SELECT count(*) FROM money_requests r
+	if err := rd.GetContext(ctx, &out.PendingRequests, `SELECT count(*) FROM money_requests r
 		WHERE r.recipient_user_id = $1 AND r.status = 'PENDING' AND r.expires_at > $2`, a.UserID, s.now()); err != nil {
 		return UserSummary{}, errs.Wrap(err, "user pending requests")
 	}
@@ -132,8 +133,9 @@ func (s *Service) AdminSummary(ctx context.Context, a Actor) (AdminSummary, erro
 	// currency (migrations/0002, 0005): 64 rows a currency instead of a scan
 	// of the whole ledger. The sum of all balances in a currency equals its
 	// ledger's CREDIT - DEBIT.
+	rd := s.reader(ctx)
 	var rows []currencyRow
-	err := s.db.SelectContext(ctx, &rows, `SELECT l.currency::text AS currency,
+	err := rd.SelectContext(ctx, &rows, `SELECT l.currency::text AS currency,
 		sum(l.transactions) AS total_transactions, sum(l.transfers) AS total_transfers,
 		sum(l.sent) AS total_sent_amount, sum(l.received) AS total_received_amount, sum(l.net) AS total_balance
 		FROM ledger_totals l GROUP BY l.currency `+baseFirst)
@@ -141,7 +143,7 @@ func (s *Service) AdminSummary(ctx context.Context, a Actor) (AdminSummary, erro
 		return AdminSummary{}, errs.Wrap(err, "admin summary")
 	}
 	out := AdminSummary{ByCurrency: make([]CurrencyTotals, 0, len(rows))}
-	if err := s.db.QueryRowxContext(ctx, `SELECT (SELECT count(*) FROM users),
+	if err := rd.QueryRowxContext(ctx, `SELECT (SELECT count(*) FROM users),
 		(SELECT count(*) FROM money_requests r WHERE r.status = 'PENDING' AND r.expires_at > $1)`, s.now()).
 		Scan(&out.TotalUsers, &out.PendingRequests); err != nil {
 		return AdminSummary{}, errs.Wrap(err, "admin counts")
@@ -201,7 +203,7 @@ func (s *Service) UserMonthly(ctx context.Context, a Actor) ([]MonthPoint, error
 	}
 	starts, end := s.months()
 	var rows []monthTotal
-	err := s.db.SelectContext(ctx, &rows, `
+	err := s.reader(ctx).SelectContext(ctx, &rows, `
 		SELECT to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, sum(t.amount)::text AS total
 		FROM transactions t JOIN accounts a ON a.id = t.account_id AND a.currency = $4
 		WHERE t.user_id = $1 AND t.kind IN ('transfer', 'request') AND t.created_at >= $2 AND t.created_at < $3
@@ -233,7 +235,7 @@ func (s *Service) AdminMonthlyUsers(ctx context.Context, a Actor) ([]MonthPoint,
 	bounds := make([]time.Time, 0, len(starts)+1)
 	bounds = append(append(bounds, starts...), end)
 	var counts []int64
-	err := s.db.SelectContext(ctx, &counts, `
+	err := s.reader(ctx).SelectContext(ctx, &counts, `
 		SELECT (SELECT count(*) FROM users u WHERE u.created_at >= b.lo AND u.created_at < b.hi)
 		FROM unnest($1::timestamptz[], $2::timestamptz[]) WITH ORDINALITY AS b(lo, hi, i) ORDER BY b.i`,
 		pq.Array(bounds[:len(starts)]), pq.Array(bounds[1:]))

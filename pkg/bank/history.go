@@ -68,6 +68,7 @@ func (s *Service) history(ctx context.Context, owner int64, q HistoryQuery) ([]T
 	if err != nil {
 		return nil, nil, err
 	}
+	rd := s.reader(ctx)
 	var where []string
 	var args []any
 	arg := func(v any) string {
@@ -76,7 +77,7 @@ func (s *Service) history(ctx context.Context, owner int64, q HistoryQuery) ([]T
 	}
 	if q.AccountNumber != "" {
 		var acct int64
-		err := s.db.GetContext(ctx, &acct, `SELECT id FROM accounts WHERE account_number = $1 AND ($2::bigint = 0 OR user_id = $2)`, q.AccountNumber, owner)
+		err := rd.GetContext(ctx, &acct, `SELECT id FROM accounts WHERE account_number = $1 AND ($2::bigint = 0 OR user_id = $2)`, q.AccountNumber, owner)
 		if notFound(err) {
 			return nil, nil, errs.ErrAccountNotFound
 		}
@@ -99,7 +100,7 @@ func (s *Service) history(ctx context.Context, owner int64, q HistoryQuery) ([]T
 	}
 	query += ` ORDER BY t.id DESC LIMIT ` + arg(limit+1)
 	rows := []Transaction{}
-	if err := s.db.SelectContext(ctx, &rows, query, args...); err != nil {
+	if err := rd.SelectContext(ctx, &rows, query, args...); err != nil {
 		return nil, nil, errs.Wrap(err, "history")
 	}
 	rows, next := nextPage(rows, limit, func(t Transaction) int64 { return t.ID })

@@ -48,7 +48,7 @@ func (s *Service) ListNotifications(ctx context.Context, a Actor, userID *int64,
 		return nil, err
 	}
 	out := []Notification{}
-	err = s.db.SelectContext(ctx, &out, `SELECT id, message, is_new, created_at FROM notifications
+	err = s.reader(ctx).SelectContext(ctx, &out, `SELECT id, message, is_new, created_at FROM notifications
 		WHERE user_id = $1`+cond+` ORDER BY id DESC LIMIT $2`, a.UserID, limit)
 	return out, errs.Wrap(err, "list notifications")
 }

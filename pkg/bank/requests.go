@@ -156,7 +156,7 @@ func (s *Service) ListMoneyRequests(ctx context.Context, a Actor, userID *int64)
 		return nil, err
 	}
 	out := []MoneyRequest{}
-	err := s.db.SelectContext(ctx, &out, selectRequest+`
+	err := s.reader(ctx).SelectContext(ctx, &out, selectRequest+`
 		WHERE r.requester_user_id = $1 OR r.recipient_user_id = $1 ORDER BY r.id DESC`, a.UserID, s.now())
 	return out, errs.Wrap(err, "list requests")
 }
@@ -170,7 +170,7 @@ func (s *Service) AdminMoneyRequests(ctx context.Context, a Actor) ([]MoneyReque
 		return nil, err
 	}
 	out := []MoneyRequest{}
-	err := s.db.SelectContext(ctx, &out, selectRequest+` ORDER BY r.id DESC LIMIT $3`, 0, s.now(), maxLimit)
+	err := s.reader(ctx).SelectContext(ctx, &out, selectRequest+` ORDER BY r.id DESC LIMIT $3`, 0, s.now(), maxLimit)
 	return out, errs.Wrap(err, "all requests")
 }
 

@@ -81,18 +81,21 @@ var demoTransfers = []demoTransfer{
 // Returns busy (503) when no password-check slot frees in time for its
 // users' passwords, otherwise only internal errors (the database failed).
 func (s *Service) SeedDemo(ctx context.Context) (created bool, err error) {
-	conn, err := s.db.Connx(ctx)
+	// The lock is held by a transaction kept open while seeding (the seed
+	// itself runs in transactions of its own): through PgBouncer in
+	// transaction mode a transaction keeps its server connection, a
+	// session lock would not.
+	lock, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
-		return false, errs.Wrap(err, "seed connection")
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, seedLock); err != nil {
 		return false, errs.Wrap(err, "seed lock")
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, seedLock)
+	defer lock.Rollback()
+	if _, err := lock.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, seedLock); err != nil {
+		return false, errs.Wrap(err, "seed lock")
+	}
 
 	var exists bool
-	if err := conn.GetContext(ctx, &exists, `SELECT EXISTS (SELECT 1 FROM users)`); err != nil {
+	if err := s.db.GetContext(ctx, &exists, `SELECT EXISTS (SELECT 1 FROM users)`); err != nil {
 		return false, errs.Wrap(err, "seed check")
 	}
 	if exists {

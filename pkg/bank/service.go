@@ -14,6 +14,7 @@ import (
 	"github.com/lib/pq"
 
 	"meridian/pkg/auth"
+	"meridian/pkg/db"
 	"meridian/pkg/errs"
 	"meridian/pkg/money"
 )
@@ -58,6 +59,7 @@ type Service struct {
 	sessions   *sessionCache           // verified sessions, while revocations reach us (sessioncache.go)
 	seen       *seenSessions           // sessions used since the last flush of their last use (sessions.go)
 	twoFactor  twoFactorKeys           // keys of two-factor secrets and backup codes at rest (twofactor.go)
+	reads      *db.Router              // read replicas (database_read_urls); nil: every read on db
 }
 
 // New returns a Service over db.
@@ -84,6 +86,26 @@ func (s *Service) Passwords() *auth.Passwords { return s.passwords }
 
 // DB exposes the pool (for health checks and the WebSocket listener).
 func (s *Service) DB() *sqlx.DB { return s.db }
+
+// SetReadRouter sends the service's reads of history, dashboards and lists
+// through r (read replicas); writes and everything inside a money
+// transaction stay on the primary. Call it before serving.
+func (s *Service) SetReadRouter(r *db.Router) { s.reads = r }
+
+// ReadRouter returns the router set by SetReadRouter (nil: none).
+func (s *Service) ReadRouter() *db.Router { return s.reads }
+
+// reader is the pool for a read that may be served by a replica: history,
+// dashboards, lists, statements. Its context may carry the position of the
+// caller's last write (db.WithPosition): a replica serves it only once it
+// has replayed that write, else the primary does. Never use it for a read
+// that decides a write: those run on s.db, inside the transaction.
+func (s *Service) reader(ctx context.Context) *sqlx.DB {
+	if s.reads == nil {
+		return s.db
+	}
+	return s.reads.Reader(ctx)
+}
 
 // SetClock replaces the service's clock (tests).
 func (s *Service) SetClock(now func() time.Time) { s.now = now }

@@ -19,10 +19,20 @@ import (
 
 // Config is the validated configuration of every command.
 type Config struct {
-	Addr             string        // listen address of serve
-	DatabaseURL      string        // empty: the embedded cluster in DataDir/postgres
-	DatabaseOwnerURL string        // migrations connect with it when set; else DatabaseURL
-	DatabaseAppRole  string        // the runtime role migrate up grants to (database_url only)
+	Addr             string // listen address of serve
+	DatabaseURL      string // empty: the embedded cluster in DataDir/postgres
+	DatabaseOwnerURL string // migrations connect with it when set; else DatabaseURL
+	DatabaseAppRole  string // the runtime role migrate up grants to (database_url only)
+	// DatabaseReadURLs are PostgreSQL hot standbys that serve history,
+	// dashboards, lists and statements (each a pool of DatabasePoolSize).
+	DatabaseReadURLs []string
+	// DatabaseListenURL is where the one session that LISTENs for events
+	// connects (directly, not through a transaction pooler); empty in the
+	// configuration: database_url.
+	DatabaseListenURL string
+	// ReplicaWait is how long a read waits for a replica to replay the
+	// caller's last write before it reads from the primary.
+	ReplicaWait      time.Duration
 	DataDir          string        // embedded cluster, generated JWT secret
 	JWTSecret        string        // empty: generated once into DataDir/jwt_secret
 	TokenTTL         time.Duration // lifetime of a sign-in token
@@ -59,6 +69,9 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"database_url", "", "PostgreSQL URL; empty runs the embedded cluster in <data_dir>/postgres"},
 	{"database_owner_url", "", "PostgreSQL URL of the role that owns the schema, for migrations; empty: database_url"},
 	{"database_app_role", "meridian_app", "the role database_url signs in as; migrate up grants it the runtime privileges"},
+	{"database_read_urls", "", "comma-separated PostgreSQL URLs of hot standbys that serve history, dashboards, lists and statements (needs database_url)"},
+	{"database_listen_url", "", "PostgreSQL URL of the one session that LISTENs for events: a direct connection, not a transaction pooler; empty: database_url"},
+	{"replica_wait", "200ms", "how long a read waits for a replica to replay the caller's last write before reading from the primary"},
 	{"data_dir", "data", "directory for the embedded database and the generated JWT secret"},
 	{"jwt_secret", "", "HS256 secret for tokens (at least 32 characters); empty: generated once into <data_dir>/jwt_secret"},
 	{"token_ttl", "24h", "lifetime of a sign-in token"},
@@ -104,6 +117,28 @@ func Load(get func(key string) string) (Config, error) {
 	if c.DatabaseOwnerURL != "" && c.DatabaseURL == "" {
 		return c, fmt.Errorf("invalid configuration: database_owner_url needs database_url (the embedded database manages its own roles)")
 	}
+	for _, u := range strings.Split(get("database_read_urls"), ",") {
+		if u = strings.TrimSpace(u); u == "" {
+			continue
+		}
+		if !isPostgresURL(u) || strings.Contains(u, " ") {
+			return c, bad("database_read_urls", "a comma-separated list of PostgreSQL URLs like postgres://user:pass@standby:5432/db")
+		}
+		c.DatabaseReadURLs = append(c.DatabaseReadURLs, u)
+	}
+	if len(c.DatabaseReadURLs) > 0 && c.DatabaseURL == "" {
+		return c, fmt.Errorf("invalid configuration: database_read_urls needs database_url (the embedded database has no standbys)")
+	}
+	c.DatabaseListenURL = strings.TrimSpace(get("database_listen_url"))
+	if c.DatabaseListenURL != "" && !isPostgresURL(c.DatabaseListenURL) {
+		return c, bad("database_listen_url", "a PostgreSQL URL like postgres://user:pass@host:5432/db")
+	}
+	if c.DatabaseListenURL != "" && c.DatabaseURL == "" {
+		return c, fmt.Errorf("invalid configuration: database_listen_url needs database_url (the embedded database listens on its own socket)")
+	}
+	if c.DatabaseListenURL == "" {
+		c.DatabaseListenURL = c.DatabaseURL
+	}
 	c.DatabaseAppRole = strings.TrimSpace(get("database_app_role"))
 	if !roleName.MatchString(c.DatabaseAppRole) {
 		return c, bad("database_app_role", "a PostgreSQL role name of letters, digits and underscores")
@@ -121,7 +156,8 @@ func Load(get func(key string) string) (Config, error) {
 		dst *time.Duration
 		min time.Duration
 	}{{"token_ttl", &c.TokenTTL, time.Minute}, {"requests_ttl", &c.RequestsTTL, time.Second}, {"expiry_interval", &c.ExpiryInterval, 100 * time.Millisecond},
-		{"seal_interval", &c.SealInterval, 10 * time.Millisecond}, {"request_timeout", &c.RequestTimeout, 100 * time.Millisecond}}
+		{"seal_interval", &c.SealInterval, 10 * time.Millisecond}, {"request_timeout", &c.RequestTimeout, 100 * time.Millisecond},
+		{"replica_wait", &c.ReplicaWait, 0}}
 	for _, d := range durations {
 		*d.dst, err = time.ParseDuration(strings.TrimSpace(get(d.key)))
 		if err != nil || *d.dst < d.min {

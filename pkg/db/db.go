@@ -43,7 +43,39 @@ const DefaultPoolSize = 16
 
 // Open connects to PostgreSQL with a pool of DefaultPoolSize connections and
 // a session time zone of UTC, and waits up to 30 s for it to answer.
+//
+// The options travel as startup parameters. PgBouncer refuses parameters
+// it does not know ("unsupported startup parameter"), statement_timeout and
+// lock_timeout among them: then Open connects without them, and the pool
+// runs with the role's own settings (README: Read replicas and poolers,
+// ALTER ROLE … SET statement_timeout); StatementTimeout tells which.
 func Open(ctx context.Context, dsn string, opts ...Option) (*sqlx.DB, error) {
+	db, err := open(dsn, opts...)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err = db.PingContext(pctx)
+		cancel()
+		if err == nil {
+			return db, nil
+		}
+		if len(opts) > 0 && unsupportedStartupParameter(err) {
+			db.Close()
+			return Open(ctx, dsn)
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			db.Close()
+			return nil, fmt.Errorf("cannot reach the database: %w", err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// open makes the pool without connecting.
+func open(dsn string, opts ...Option) (*sqlx.DB, error) {
 	params := map[string]string{"timezone": "UTC", "binary_parameters": "yes"}
 	for _, o := range opts {
 		o(params)
@@ -55,20 +87,21 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*sqlx.DB, error) {
 	db.SetMaxOpenConns(DefaultPoolSize)
 	db.SetMaxIdleConns(DefaultPoolSize)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err = db.PingContext(pctx)
-		cancel()
-		if err == nil {
-			return db, nil
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			db.Close()
-			return nil, fmt.Errorf("cannot reach the database: %w", err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	return db, nil
+}
+
+// unsupportedStartupParameter reports PgBouncer's refusal of a startup
+// parameter it does not pass on (not in ignore_startup_parameters).
+func unsupportedStartupParameter(err error) bool {
+	return strings.Contains(err.Error(), "unsupported startup parameter")
+}
+
+// StatementTimeout returns the statement_timeout a connection of the pool
+// runs with (0: none), to check that Timeouts reached PostgreSQL.
+func StatementTimeout(ctx context.Context, db *sqlx.DB) (time.Duration, error) {
+	var ms int64
+	err := db.QueryRowContext(ctx, `SELECT setting::bigint FROM pg_settings WHERE name = 'statement_timeout'`).Scan(&ms)
+	return time.Duration(ms) * time.Millisecond, err
 }
 
 // withParams adds run-time parameters the address does not set already:

@@ -88,41 +88,61 @@ func cutLast(s, sep string) (before, after string, found bool) {
 	return s[:i], s[i+len(sep):], true
 }
 
-// withLock runs fn on one connection holding the migration lock.
+// withLock runs fn on one connection while another holds the migration
+// lock. The lock belongs to a transaction kept open on its own connection
+// (pg_advisory_xact_lock), not to a session: through PgBouncer in
+// transaction mode a transaction keeps its server connection, while a
+// session lock, and a session SET, would stay behind on whichever server
+// connection the statement happened to get.
 func withLock(ctx context.Context, db *sqlx.DB, fn func(conn *sql.Conn) error) error {
+	lock, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer lock.Rollback()
+	// A migration (or the wait for another instance's) may take longer than
+	// a request may: lift the pool's timeouts (db.Timeouts) for the wait.
+	if _, err := lock.ExecContext(ctx, liftTimeouts); err != nil {
+		return err
+	}
+	if _, err := lock.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+		return err
+	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	// A migration (or the wait for another instance's) may take longer than
-	// a request may: lift the pool's timeouts (db.Timeouts) on this
-	// connection while it migrates, and give them back after.
-	if _, err := conn.ExecContext(ctx, `SET statement_timeout = 0; SET lock_timeout = 0`); err != nil {
-		return err
-	}
-	defer conn.ExecContext(context.Background(), `RESET statement_timeout; RESET lock_timeout`)
-	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
-		return err
-	}
-	defer conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, migrationLock)
 	// Only create the table when it is missing: the runtime role, which may
 	// not create tables, still checks the schema through here.
+	tx, err := liftedTx(ctx, conn)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
 	var exists bool
-	if err := conn.QueryRowContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&exists); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&exists); err != nil {
 		return err
 	}
 	if !exists {
-		if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 			version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 			return err
 		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
 	}
 	return fn(conn)
 }
 
 func applied(ctx context.Context, conn *sql.Conn) (map[int]time.Time, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT version, applied_at FROM schema_migrations`)
+	tx, err := liftedTx(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT version, applied_at FROM schema_migrations`)
 	if err != nil {
 		return nil, err
 	}
@@ -139,9 +159,26 @@ func applied(ctx context.Context, conn *sql.Conn) (map[int]time.Time, error) {
 	return out, rows.Err()
 }
 
+// liftTimeouts lifts the pool's timeouts (db.Timeouts) for the rest of a
+// transaction: a migration may take longer than a request may.
+const liftTimeouts = `SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0`
+
+// liftedTx begins a transaction on conn without the pool's timeouts.
+func liftedTx(ctx context.Context, conn *sql.Conn) (*sql.Tx, error) {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, liftTimeouts); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	return tx, nil
+}
+
 // step runs one migration's SQL and records it, in one transaction.
 func step(ctx context.Context, conn *sql.Conn, m Migration, up bool) error {
-	tx, err := conn.BeginTx(ctx, nil)
+	tx, err := liftedTx(ctx, conn)
 	if err != nil {
 		return err
 	}

@@ -89,7 +89,7 @@ func GrantRuntime(ctx context.Context, db *sqlx.DB, role string) error {
 	}
 	q := pq.QuoteIdentifier(role)
 	return withLock(ctx, db, func(conn *sql.Conn) error {
-		tx, err := conn.BeginTx(ctx, nil)
+		tx, err := liftedTx(ctx, conn)
 		if err != nil {
 			return err
 		}
