@@ -38,7 +38,7 @@ run: deps-postgres build
 	bin/meridian serve
 
 ## deps: everything the build and tests need
-deps: deps-node deps-postgres deps-chromium
+deps: deps-node deps-postgres deps-chromium deps-cluster
 
 node_modules/.installed: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund --loglevel=error
@@ -80,8 +80,8 @@ cluster-test: deps-cluster cluster-bin
 deps-chromium:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Chromium"; apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 
-## test: everything, from unit tests to the browser tests
-test: deps fmt-check vet test-go test-fuzz test-app test-native test-e2e
+## test: everything, from unit tests to the browser tests and the cluster test (about 75 s)
+test: deps fmt-check vet test-go test-fuzz test-app test-native test-e2e cluster-test
 	@echo "make test: all green"
 
 fmt-check:
