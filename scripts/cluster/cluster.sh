@@ -21,6 +21,9 @@
 # Environment (defaults): CLUSTER_DIR=/tmp/meridian-cluster  CLUSTER_BASE_PORT=25400
 #   MERIDIAN_BIN=bin/meridian  CLUSTER_DEMO=1 (seed demo users alice/bob)
 #   CLUSTER_LOG_LEVEL=warn
+#   CLUSTER_POOLER=pgbouncer  none: no PgBouncer; serve's database_url lists both
+#                nodes with target_session_attrs=read-write, like its LISTEN
+#                session, and failover has nothing to repoint
 #
 # PostgreSQL and PgBouncer refuse to run as root: when run as root they run
 # as the user "postgres" (or "nobody"). Config files come from deploy/
@@ -30,9 +33,11 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DIR=${CLUSTER_DIR:-/tmp/meridian-cluster}
 BASE=${CLUSTER_BASE_PORT:-25400}
-# A cluster that is up keeps the ports it was made with.
+POOLER=${CLUSTER_POOLER:-pgbouncer}
+# A cluster that is up keeps the ports and the pooler it was made with.
 if [[ -f $DIR/cluster.env ]] && grep -q '^BASE_PORT=' "$DIR/cluster.env"; then
 	BASE=$(sed -n 's/^BASE_PORT=//p' "$DIR/cluster.env" | tail -n 1)
+	POOLER=$(sed -n 's/^POOLER=//p' "$DIR/cluster.env" | tail -n 1)
 fi
 BIN=${MERIDIAN_BIN:-$ROOT/bin/meridian}
 [[ $BIN == /* ]] || BIN=$ROOT/$BIN
@@ -95,11 +100,15 @@ pg_start() { # datadir port log [extra postgres -c options]
 serve_env() { # name port
 	local name=$1 port=$2
 	local app="postgres://meridian_app:$(state APP_PASSWORD)@$HOST"
+	# Every node; lib/pq keeps the one that accepts writes.
+	local nodes="host=$HOST,$HOST port=$P_PRIMARY,$P_STANDBY user=meridian_app password=$(state APP_PASSWORD) dbname=meridian sslmode=disable target_session_attrs=read-write"
+	local url="$app:$P_PGBOUNCER/meridian?sslmode=disable"
+	[[ $POOLER == pgbouncer ]] || url=$nodes
 	cat <<-EOF
 		MERIDIAN_ADDR=$HOST:$port
 		MERIDIAN_JWT_SECRET=$(state JWT_SECRET)
-		MERIDIAN_DATABASE_URL=$app:$P_PGBOUNCER/meridian?sslmode=disable
-		MERIDIAN_DATABASE_LISTEN_URL=host=$HOST,$HOST port=$P_PRIMARY,$P_STANDBY user=meridian_app password=$(state APP_PASSWORD) dbname=meridian sslmode=disable target_session_attrs=read-write
+		MERIDIAN_DATABASE_URL=$url
+		MERIDIAN_DATABASE_LISTEN_URL=$nodes
 		MERIDIAN_DATABASE_READ_URLS=$app:$P_STANDBY/meridian?sslmode=disable
 		MERIDIAN_TRUSTED_PROXIES=$HOST
 		MERIDIAN_DATA_DIR=$DIR/serve-$name
@@ -157,12 +166,15 @@ up() {
 	[[ -x $HAPROXY ]] || die "haproxy not found (make deps-cluster)"
 	[[ -x $BIN ]] || die "$BIN not found (go build -o bin/meridian ./cmd/meridian)"
 	if [[ -f $DIR/cluster.env ]]; then die "$DIR holds a cluster already (cluster.sh stop first)"; fi
+	[[ $POOLER == pgbouncer || $POOLER == none ]] || die "CLUSTER_POOLER must be pgbouncer or none"
 	local sockpath="$DIR/run/.s.PGSQL.$P_HAPROXY"
 	((${#sockpath} <= 100)) || die "CLUSTER_DIR is too long for a Unix socket path ($sockpath)"
 	for p in $P_PRIMARY $P_STANDBY $P_PGBOUNCER $P_SERVE_A $P_SERVE_B $P_HAPROXY; do
 		if (exec 3<>"/dev/tcp/$HOST/$p") 2>/dev/null; then die "port $p is in use (set CLUSTER_BASE_PORT)"; fi
 	done
 
+	# A failure half-way stops what was started, keeping the files.
+	trap 'rc=$?; if ((rc != 0)); then CLUSTER_KEEP=1 stop; log "up failed: logs in $DIR/log; cluster.sh stop deletes $DIR"; fi' EXIT
 	mkdir -p "$DIR"/{run,log,pgbouncer}
 	chmod 0755 "$DIR"
 	# Every parent must be traversable by the unprivileged user.
@@ -170,6 +182,7 @@ up() {
 	: >"$DIR/cluster.env"
 	chmod 0600 "$DIR/cluster.env"
 	set_state BASE_PORT "$BASE"
+	set_state POOLER "$POOLER"
 	set_state PRIMARY_PORT "$P_PRIMARY"
 	set_state STANDBY_PORT "$P_STANDBY"
 	set_state PGBOUNCER_PORT "$P_PGBOUNCER"
@@ -252,19 +265,21 @@ up() {
 		sleep 0.2
 	done
 
-	log "PgBouncer (transaction mode) on :$P_PGBOUNCER"
-	{
-		echo "\"meridian_app\" \"$(state APP_PASSWORD)\""
-		echo "\"pgbouncer_admin\" \"$(state OWNER_PASSWORD)\""
-	} >"$DIR/pgbouncer/userlist.txt"
-	chmod 0600 "$DIR/pgbouncer/userlist.txt"
-	render_pgbouncer "$P_PRIMARY"
-	as_pg "$PGBOUNCER" -d -q "$DIR/pgbouncer/pgbouncer.ini" || die "pgbouncer did not start (see $DIR/log/pgbouncer.log)"
-	t0=$SECONDS
-	until (exec 3<>"/dev/tcp/$HOST/$P_PGBOUNCER") 2>/dev/null; do
-		((SECONDS - t0 < 10)) || die "pgbouncer not listening after 10 s"
-		sleep 0.1
-	done
+	if [[ $POOLER == pgbouncer ]]; then
+		log "PgBouncer (transaction mode) on :$P_PGBOUNCER"
+		{
+			echo "\"meridian_app\" \"$(state APP_PASSWORD)\""
+			echo "\"pgbouncer_admin\" \"$(state OWNER_PASSWORD)\""
+		} >"$DIR/pgbouncer/userlist.txt"
+		chmod 0600 "$DIR/pgbouncer/userlist.txt"
+		render_pgbouncer "$P_PRIMARY"
+		as_pg "$PGBOUNCER" -d -q "$DIR/pgbouncer/pgbouncer.ini" || die "pgbouncer did not start (see $DIR/log/pgbouncer.log)"
+		t0=$SECONDS
+		until (exec 3<>"/dev/tcp/$HOST/$P_PGBOUNCER") 2>/dev/null; do
+			((SECONDS - t0 < 10)) || die "pgbouncer not listening after 10 s"
+			sleep 0.1
+		done
+	fi
 
 	log "meridian serve a on :$P_SERVE_A, b on :$P_SERVE_B"
 	start_serve a
@@ -283,8 +298,10 @@ up() {
 		sleep 0.2
 	done
 
+	trap - EXIT
 	echo "Meridian cluster up: http://$HOST:$P_HAPROXY"
-	echo "  HAProxy :$P_HAPROXY -> serve a :$P_SERVE_A, b :$P_SERVE_B; PgBouncer :$P_PGBOUNCER;"
+	if [[ $POOLER == pgbouncer ]]; then pooler="PgBouncer :$P_PGBOUNCER"; else pooler="no pooler"; fi
+	echo "  HAProxy :$P_HAPROXY -> serve a :$P_SERVE_A, b :$P_SERVE_B; $pooler;"
 	echo "  PostgreSQL primary :$P_PRIMARY, synchronous standby :$P_STANDBY; files and logs in $DIR"
 	if [[ ${CLUSTER_DEMO:-1} == 1 ]]; then echo "  sign in as alice@meridian.test / alice12345 (admin: admin@meridian.test / admin12345)"; fi
 	echo "  stop it with: make cluster-stop"
@@ -299,9 +316,11 @@ failover() {
 	as_pg "$PGBIN/pg_ctl" -D "$DIR/primary" -m immediate -w stop >/dev/null
 	log "promoting the standby (pg_ctl promote)"
 	as_pg "$PGBIN/pg_ctl" -D "$DIR/standby" -w -t 60 promote >/dev/null
-	log "pointing PgBouncer at :$P_STANDBY and reloading it"
-	render_pgbouncer "$P_STANDBY"
-	kill -HUP "$(cat "$DIR/run/pgbouncer.pid")"
+	if [[ $POOLER == pgbouncer ]]; then
+		log "pointing PgBouncer at :$P_STANDBY and reloading it"
+		render_pgbouncer "$P_STANDBY"
+		kill -HUP "$(cat "$DIR/run/pgbouncer.pid")"
+	fi
 	set_state PRIMARY_NODE standby
 	set_state PRIMARY_PORT "$P_STANDBY"
 	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "cluster.sh: failover done in %.2f s\n", b - a }' >&2

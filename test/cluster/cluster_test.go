@@ -25,7 +25,11 @@
 //	    answered 201 is in the new primary's ledger, no transfer is there
 //	    that was not answered 201, every balance equals its ledger, the
 //	    balances of each currency add up to the ledger totals, and the
-//	    longest time without a 201 is reported.
+//	    longest time without a 201 is reported;
+//	(c') the same drill on a second cluster without PgBouncer, where
+//	    serve's database_url lists both nodes with
+//	    target_session_attrs=read-write: the failover is the stop and the
+//	    promotion, nothing is repointed.
 //
 // The figures are printed as "CLUSTER <name>: <value>" lines for the README.
 //
@@ -76,7 +80,7 @@ func TestCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 
-	c := up(t, bin)
+	c := up(t, bin, "CLUSTER_POOLER=pgbouncer")
 
 	owner, err := db.Open(ctx, c.env["OWNER_PRIMARY_URL"])
 	if err != nil {
@@ -139,10 +143,14 @@ func TestCluster(t *testing.T) {
 	two2 := run("two instances, again")
 
 	t.Run("Failover", func(t *testing.T) {
-		failover(ctx, t, c, owner, load, concurrency)
+		failover(ctx, t, c, owner, load, concurrency, "with PgBouncer")
 	})
 	// The LISTEN sessions found the new primary by themselves.
 	t.Run("PushAfterFailover", func(t *testing.T) { pushAcrossInstances(ctx, t, c, probe[1], probe[0]) })
+	// The same drill on a second cluster without PgBouncer: serve's
+	// database_url lists both nodes with target_session_attrs=read-write,
+	// so the failover is the stop and the promotion only.
+	t.Run("FailoverWithoutPooler", func(t *testing.T) { failoverWithoutPooler(ctx, t, bin, concurrency) })
 
 	fmt.Printf("CLUSTER throughput one instance: %.0f transfer requests/s (p50 %s, p99 %s)\n", one.PerSecond, ms(one.Latency.P50), ms(one.Latency.P99))
 	fmt.Printf("CLUSTER throughput two instances: %.0f and %.0f transfer requests/s (p50 %s and %s, p99 %s and %s)\n", two.PerSecond, two2.PerSecond,
@@ -291,9 +299,36 @@ func readYourWrite(ctx context.Context, t *testing.T, c *cluster, from, to loadt
 	fmt.Printf("CLUSTER read your write on the standby: %d of %d reads through instance B saw the write made a moment before through instance A (the standby committed %d transactions meanwhile)\n", n, n, served)
 }
 
+// failoverWithoutPooler brings up a cluster with CLUSTER_POOLER=none and
+// runs the failover drill on it, then the push check.
+func failoverWithoutPooler(ctx context.Context, t *testing.T, bin string, concurrency int) {
+	c := up(t, bin, "CLUSTER_POOLER=none")
+	owner, err := db.Open(ctx, c.env["OWNER_PRIMARY_URL"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner.SetMaxOpenConns(2)
+	defer func() { owner.Close() }()
+	before, err := loadtest.TakeMark(ctx, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const users = 20
+	c.meridian(t, c.env["APP_PRIMARY_URL"], "seed", "--users", strconv.Itoa(users), "--seed", "4")
+	customers, err := loadtest.BulkCustomers(ctx, owner, before.MaxUserID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(customers) != users {
+		t.Fatalf("seeded %d customers, found %d", users, len(customers))
+	}
+	failover(ctx, t, c, owner, customers[2:], concurrency, "without PgBouncer")
+	pushAcrossInstances(ctx, t, c, customers[0], customers[1])
+}
+
 // failover runs transfers through HAProxy, fails the primary over to the
 // standby under that load, and checks the ledger on the new primary.
-func failover(ctx context.Context, t *testing.T, c *cluster, owner *sqlx.DB, load []loadtest.Customer, concurrency int) {
+func failover(ctx context.Context, t *testing.T, c *cluster, owner *sqlx.DB, load []loadtest.Customer, concurrency int, label string) {
 	mark, err := loadtest.TakeMark(ctx, owner)
 	if err != nil {
 		t.Fatal(err)
@@ -432,10 +467,10 @@ func failover(ctx context.Context, t *testing.T, c *cluster, owner *sqlx.DB, loa
 	t.Logf("failover: script %s; a 201 again %s after it began; longest time without a 201 %s; %d transfers answered 201 checked in the new primary's ledger",
 		scripted.Round(time.Millisecond), firstAfter.Round(time.Millisecond), gap.Round(time.Millisecond), inv.CommittedChecked)
 	lost := len(inv.MissingCommitted)
-	fmt.Printf("CLUSTER failover: %d transfers answered 201 (%d during the drill, %d settled by retrying their Idempotency-Key), %d checked in the new primary's ledger, %d lost, %d without a 201; invariant %s\n",
-		len(committed), rep.Transfers, resolution.Replayed+resolution.CommittedNow, inv.CommittedChecked, lost, len(inv.Unanswered), map[bool]string{true: "holds", false: "BROKEN"}[inv.OK && !t.Failed()])
-	fmt.Printf("CLUSTER failover unavailability: %.1f s without a 201 (a 201 again %.1f s after the failover began; stop + promote + PgBouncer reload took %.1f s)\n",
-		gap.Seconds(), firstAfter.Seconds(), scripted.Seconds())
+	fmt.Printf("CLUSTER failover %s: %d transfers answered 201 (%d during the drill, %d settled by retrying their Idempotency-Key), %d checked in the new primary's ledger, %d lost, %d without a 201; invariant %s\n",
+		label, len(committed), rep.Transfers, resolution.Replayed+resolution.CommittedNow, inv.CommittedChecked, lost, len(inv.Unanswered), map[bool]string{true: "holds", false: "BROKEN"}[inv.OK && !t.Failed()])
+	fmt.Printf("CLUSTER failover %s unavailability: %.1f s without a 201 (a 201 again %.1f s after the failover began; the failover script took %.1f s)\n",
+		label, gap.Seconds(), firstAfter.Seconds(), scripted.Seconds())
 }
 
 // checkCurrencyTotals: per currency, the balances add up to the ledger
@@ -476,7 +511,7 @@ type cluster struct {
 	env            map[string]string
 }
 
-func up(t *testing.T, bin string) *cluster {
+func up(t *testing.T, bin string, env ...string) *cluster {
 	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -504,6 +539,7 @@ func up(t *testing.T, bin string) *cluster {
 	for attempt := 0; ; attempt++ {
 		cmd := c.cmd("up")
 		cmd.Env = append(cmd.Env, "CLUSTER_BASE_PORT="+strconv.Itoa(freeBase(t)), "CLUSTER_DEMO=0")
+		cmd.Env = append(cmd.Env, env...)
 		out, err = cmd.CombinedOutput()
 		if err == nil {
 			break
