@@ -80,7 +80,7 @@ cluster-test: deps-cluster cluster-bin
 deps-chromium:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Chromium"; apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 
-## test: everything, from unit tests to the browser tests and the cluster test (about 75 s)
+## test: everything, from unit tests to the browser tests and the cluster test (90–110 s)
 test: deps fmt-check vet test-go test-fuzz test-app test-native test-e2e cluster-test
 	@echo "make test: all green"
 
