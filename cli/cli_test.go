@@ -107,6 +107,18 @@ func TestConfigFileAndPrecedence(t *testing.T) {
 	}
 }
 
+// TestConfigFileLists: a list in meridian.yaml reads as the comma-separated
+// text a flag gives (database_read_urls).
+func TestConfigFileLists(t *testing.T) {
+	c := newCLI(t)
+	file := t.TempDir() + "/meridian.yaml"
+	os.WriteFile(file, []byte("database_url: postgres://app@primary/m\ndatabase_read_urls:\n  - postgres://r@standby1/m\n  - mysql://standby2/m\n"), 0o600)
+	code, _, stderr := c.run("", "user", "list", "--config", file)
+	if code != 1 || !strings.Contains(stderr, "database_read_urls") || !strings.Contains(stderr, "postgres://r@standby1/m,mysql://standby2/m") {
+		t.Fatalf("a list in the file: exit %d, %q", code, stderr)
+	}
+}
+
 func TestUserAndRoleCommands(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)

@@ -1,88 +1,150 @@
 package server
 
 import (
-	"fmt"
-	"sort"
-	"strings"
-	"sync"
+	"database/sql"
+	"errors"
+	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/gofiber/fiber/v3/middleware/adaptor"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"meridian/pkg/bank"
 )
 
-// metrics counts requests for /metrics in the Prometheus text format.
-type metrics struct {
-	mu       sync.Mutex
-	requests map[[3]string]uint64 // method, route, status
-	buckets  map[[2]string][]uint64
-	sums     map[[2]string]float64
-	wsConns  atomic.Int64
-	pushes   atomic.Uint64
-	drops    atomic.Uint64
+// Metrics are one serve instance's Prometheus figures, served at /metrics:
+// the Go runtime and the process, every database pool (go_sql_*, labelled
+// db_name: primary, replica1, …), HTTP requests, WebSockets and pushes,
+// and the read replicas (lag, fallbacks). Other parts add their own
+// figures with Register, RegisterGaugeFunc or RegisterCounterFunc.
+type Metrics struct {
+	reg         *prometheus.Registry
+	requests    *prometheus.CounterVec
+	latency     *prometheus.HistogramVec
+	pushLatency prometheus.Histogram
+	wsConns     atomic.Int64
+	pushes      atomic.Uint64
+	drops       atomic.Uint64
+	handler     fiber.Handler // promhttp on reg
 }
 
 var latencyBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5}
 
-func newMetrics() *metrics {
-	return &metrics{requests: map[[3]string]uint64{}, buckets: map[[2]string][]uint64{}, sums: map[[2]string]float64{}}
+// newMetrics builds the registry; svc (may be nil) gives the database pools
+// and the read router, looked up at each scrape.
+func newMetrics(svc *bank.Service) *Metrics {
+	m := &Metrics{reg: prometheus.NewRegistry()}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "meridian_http_requests_total", Help: "HTTP requests by method, route and status."},
+		[]string{"method", "route", "status"})
+	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "meridian_http_request_duration_seconds", Help: "HTTP request latency.", Buckets: latencyBuckets},
+		[]string{"method", "route"})
+	m.pushLatency = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "meridian_ws_push_latency_seconds",
+		Help:    "From a notification's creation (its transaction's start) to its push onto the user's WebSockets on this instance.",
+		Buckets: latencyBuckets})
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.requests, m.latency, m.pushLatency,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "meridian_ws_connections", Help: "Open WebSocket connections."},
+			func() float64 { return float64(m.wsConns.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "meridian_ws_pushes_total", Help: "Notifications pushed to WebSockets."},
+			func() float64 { return float64(m.pushes.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "meridian_ws_dropped_total", Help: "WebSocket clients dropped for being too slow."},
+			func() float64 { return float64(m.drops.Load()) }))
+	if svc != nil {
+		m.reg.MustRegister(poolsCollector{svc}, replicasCollector{svc})
+	}
+	m.handler = adaptor.HTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	return m
 }
 
-func (m *metrics) observe(method, route string, status int, d time.Duration) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.requests[[3]string{method, route, fmt.Sprint(status)}]++
-	k := [2]string{method, route}
-	b := m.buckets[k]
-	if b == nil {
-		b = make([]uint64, len(latencyBuckets)+1)
-		m.buckets[k] = b
+// Register adds a collector (the scheduler's counters, say). Registering
+// the same collector again is not an error.
+func (m *Metrics) Register(c prometheus.Collector) error {
+	if err := m.reg.Register(c); err != nil {
+		var already prometheus.AlreadyRegisteredError
+		if errors.As(err, &already) {
+			return nil
+		}
+		return err
 	}
-	sec := d.Seconds()
-	for i, le := range latencyBuckets {
-		if sec <= le {
-			b[i]++
+	return nil
+}
+
+// RegisterGaugeFunc adds a gauge whose value fn returns at each scrape.
+func (m *Metrics) RegisterGaugeFunc(name, help string, fn func() float64) error {
+	return m.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, fn))
+}
+
+// RegisterCounterFunc adds a counter whose value fn returns at each scrape
+// (fn must never go down).
+func (m *Metrics) RegisterCounterFunc(name, help string, fn func() float64) error {
+	return m.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, fn))
+}
+
+// Gatherer exposes the registry (tests).
+func (m *Metrics) Gatherer() prometheus.Gatherer { return m.reg }
+
+func (m *Metrics) observe(method, route string, status int, d time.Duration) {
+	m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(method, route).Observe(d.Seconds())
+}
+
+// poolsCollector reports go_sql_* for every pool of the service: the
+// primary (db_name="primary") and each read replica (db_name="replica1", …).
+// The pools are read at each scrape (a read router may be set after the
+// server is built), so the collector is unchecked (Describe sends nothing).
+type poolsCollector struct{ svc *bank.Service }
+
+func (poolsCollector) Describe(chan<- *prometheus.Desc) {}
+
+func (p poolsCollector) Collect(ch chan<- prometheus.Metric) {
+	pools := map[string]*sql.DB{"primary": p.svc.DB().DB}
+	if r := p.svc.ReadRouter(); r.HasReplicas() {
+		for _, rep := range r.Replicas() {
+			pools[rep.Name] = rep.DB.DB
 		}
 	}
-	b[len(latencyBuckets)]++
-	m.sums[k] += sec
+	for name, db := range pools {
+		collectors.NewDBStatsCollector(db, name).Collect(ch)
+	}
 }
 
-func (m *metrics) render() string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var b strings.Builder
-	b.WriteString("# HELP meridian_http_requests_total HTTP requests by method, route and status.\n# TYPE meridian_http_requests_total counter\n")
-	keys := make([][3]string, 0, len(m.requests))
-	for k := range m.requests {
-		keys = append(keys, k)
+var (
+	replicaLagBytes   = prometheus.NewDesc("meridian_replica_lag_bytes", "WAL the read replica had still to replay at the last measure (each second).", []string{"replica"}, nil)
+	replicaLagSeconds = prometheus.NewDesc("meridian_replica_lag_seconds", "Age of the read replica's last replayed commit while it was behind, at the last measure.", []string{"replica"}, nil)
+	replicaUp         = prometheus.NewDesc("meridian_replica_up", "1 when the read replica answered its last check.", []string{"replica"}, nil)
+	replicaFallbacks  = prometheus.NewDesc("meridian_replica_fallbacks_total", "Reads sent to the primary because no replica had replayed the caller's last write within replica_wait (or none answered).", nil, nil)
+	replicaWaits      = prometheus.NewDesc("meridian_replica_waits_total", "Reads that waited for a replica to replay the caller's last write, then read from it.", nil, nil)
+)
+
+// replicasCollector reports the read router's figures (none without read URLs).
+type replicasCollector struct{ svc *bank.Service }
+
+func (replicasCollector) Describe(chan<- *prometheus.Desc) {}
+
+func (c replicasCollector) Collect(ch chan<- prometheus.Metric) {
+	r := c.svc.ReadRouter()
+	if !r.HasReplicas() {
+		return
 	}
-	sort.Slice(keys, func(i, j int) bool { return strings.Join(keys[i][:], " ") < strings.Join(keys[j][:], " ") })
-	for _, k := range keys {
-		fmt.Fprintf(&b, "meridian_http_requests_total{method=%q,route=%q,status=%q} %d\n", k[0], k[1], k[2], m.requests[k])
-	}
-	b.WriteString("# HELP meridian_http_request_duration_seconds HTTP request latency.\n# TYPE meridian_http_request_duration_seconds histogram\n")
-	hk := make([][2]string, 0, len(m.buckets))
-	for k := range m.buckets {
-		hk = append(hk, k)
-	}
-	sort.Slice(hk, func(i, j int) bool { return hk[i][0]+hk[i][1] < hk[j][0]+hk[j][1] })
-	for _, k := range hk {
-		for i, le := range latencyBuckets {
-			fmt.Fprintf(&b, "meridian_http_request_duration_seconds_bucket{method=%q,route=%q,le=\"%g\"} %d\n", k[0], k[1], le, m.buckets[k][i])
+	for _, rep := range r.Replicas() {
+		up := 0.0
+		if rep.Healthy() {
+			up = 1
 		}
-		n := m.buckets[k][len(latencyBuckets)]
-		fmt.Fprintf(&b, "meridian_http_request_duration_seconds_bucket{method=%q,route=%q,le=\"+Inf\"} %d\n", k[0], k[1], n)
-		fmt.Fprintf(&b, "meridian_http_request_duration_seconds_sum{method=%q,route=%q} %g\n", k[0], k[1], m.sums[k])
-		fmt.Fprintf(&b, "meridian_http_request_duration_seconds_count{method=%q,route=%q} %d\n", k[0], k[1], n)
+		ch <- prometheus.MustNewConstMetric(replicaLagBytes, prometheus.GaugeValue, float64(rep.LagBytes()), rep.Name)
+		ch <- prometheus.MustNewConstMetric(replicaLagSeconds, prometheus.GaugeValue, rep.LagSeconds(), rep.Name)
+		ch <- prometheus.MustNewConstMetric(replicaUp, prometheus.GaugeValue, up, rep.Name)
 	}
-	fmt.Fprintf(&b, "# HELP meridian_ws_connections Open WebSocket connections.\n# TYPE meridian_ws_connections gauge\nmeridian_ws_connections %d\n", m.wsConns.Load())
-	fmt.Fprintf(&b, "# HELP meridian_ws_pushes_total Notifications pushed to WebSockets.\n# TYPE meridian_ws_pushes_total counter\nmeridian_ws_pushes_total %d\n", m.pushes.Load())
-	fmt.Fprintf(&b, "# HELP meridian_ws_dropped_total WebSocket clients dropped for being too slow.\n# TYPE meridian_ws_dropped_total counter\nmeridian_ws_dropped_total %d\n", m.drops.Load())
-	return b.String()
+	ch <- prometheus.MustNewConstMetric(replicaFallbacks, prometheus.CounterValue, float64(r.Fallbacks()))
+	ch <- prometheus.MustNewConstMetric(replicaWaits, prometheus.CounterValue, float64(r.Waited()))
 }
 
-func (s *Server) metricsHandler(c fiber.Ctx) error {
-	c.Set(fiber.HeaderContentType, "text/plain; version=0.0.4; charset=utf-8")
-	return c.SendString(s.metrics.render())
-}
+// Metrics returns the server's figures, for other parts to add theirs.
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
+// metricsHandler serves /metrics in the Prometheus text format (promhttp).
+func (s *Server) metricsHandler(c fiber.Ctx) error { return s.metrics.handler(c) }

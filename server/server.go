@@ -45,7 +45,7 @@ type Server struct {
 	svc     *bank.Service
 	hub     *Hub
 	log     *slog.Logger
-	metrics *metrics
+	metrics *Metrics
 	version string
 	// trustedProxies: see Options.TrustedProxies and clientIP.
 	trustedProxies []netip.Prefix
@@ -74,13 +74,15 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = DefaultRequestTimeout
 	}
-	s := &Server{svc: svc, hub: hub, log: o.Logger, metrics: newMetrics(), version: o.Version, wsPingEvery: wsPingEvery,
+	s := &Server{svc: svc, hub: hub, log: o.Logger, version: o.Version, wsPingEvery: wsPingEvery,
 		trustedProxies: o.TrustedProxies, wsMaxPerUser: o.WSMaxPerUser, timeout: o.RequestTimeout}
 	for _, origin := range o.AllowedOrigins {
 		s.allowedOrigins = append(s.allowedOrigins, strings.ToLower(strings.TrimRight(strings.TrimSpace(origin), "/")))
 	}
 	if hub != nil {
 		s.metrics = hub.metrics // one set of figures for HTTP and WebSocket
+	} else {
+		s.metrics = newMetrics(svc)
 	}
 	s.app = fiber.New(fiber.Config{
 		AppName:        "meridian",

@@ -60,7 +60,7 @@ type Hub struct {
 	mu      sync.RWMutex
 	byUser  map[int64]map[*wsClient]struct{}
 	log     *slog.Logger
-	metrics *metrics
+	metrics *Metrics
 	lastSeq int64         // the newest feed seq pushed; used by the Listen goroutine only
 	pushed  atomic.Int64  // lastSeq, for other goroutines (drain)
 	ready   chan struct{} // closed once Listen listens and knows where the feed starts
@@ -94,7 +94,7 @@ func NewHub(svc *bank.Service, log *slog.Logger) *Hub {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Hub{svc: svc, byUser: map[int64]map[*wsClient]struct{}{}, log: log, metrics: newMetrics(), ready: make(chan struct{})}
+	return &Hub{svc: svc, byUser: map[int64]map[*wsClient]struct{}{}, log: log, metrics: newMetrics(svc), ready: make(chan struct{})}
 }
 
 // Ready is closed once Listen is listening and pushes every notification sealed from then on.
@@ -202,7 +202,9 @@ func (h *Hub) pushSealed(ctx context.Context, batch []bank.FeedNotification) {
 func (h *Hub) push(rows []bank.FeedNotification) {
 	for _, r := range rows {
 		msg, _ := json.Marshal(Push{ID: r.ID, Message: r.Message, UserID: r.UserID, CreatedAt: r.CreatedAt.UTC()})
-		h.Publish(r.UserID, msg)
+		if h.Publish(r.UserID, msg) > 0 {
+			h.metrics.pushLatency.Observe(time.Since(r.CreatedAt).Seconds())
+		}
 		h.lastSeq = r.Seq
 		h.pushed.Store(r.Seq)
 	}
@@ -293,23 +295,30 @@ func sessionEnded(ctx context.Context, svc *bank.Service, token string) bool {
 	return err != nil && errs.KindOf(err) == errs.Unauthorized
 }
 
-// Publish queues msg on every open connection of userID. A connection whose
-// queue is full is dropped, so one slow client never holds up the others.
-func (h *Hub) Publish(userID int64, msg []byte) {
+// Publish queues msg on every open connection of userID and returns on how
+// many. A connection whose queue is full is dropped, so one slow client
+// never holds up the others.
+func (h *Hub) Publish(userID int64, msg []byte) int {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
+	n := 0
 	for c := range h.byUser[userID] {
-		h.queue(c, msg)
+		if h.queue(c, msg) {
+			n++
+		}
 	}
+	return n
 }
 
-func (h *Hub) queue(c *wsClient, msg []byte) {
+func (h *Hub) queue(c *wsClient, msg []byte) bool {
 	select {
 	case c.send <- msg:
 		h.metrics.pushes.Add(1)
+		return true
 	default:
 		h.metrics.drops.Add(1)
 		c.close()
+		return false
 	}
 }
 

@@ -150,6 +150,11 @@ func TestWebSocketDeliversToEveryConnection(t *testing.T) {
 	if _, msg, err := other.ReadMessage(); err == nil {
 		t.Fatalf("the sender received the recipient's push: %s", msg)
 	}
+	// One notification pushed (to two connections): one push latency.
+	m := string(e.do("GET", "/metrics", "", nil).Body)
+	if !strings.Contains(m, "meridian_ws_push_latency_seconds_count 1\n") || !strings.Contains(m, "meridian_ws_pushes_total 2\n") {
+		t.Fatalf("want one push latency and two pushes in /metrics:\n%s", m)
+	}
 }
 
 func TestSlowClientIsDroppedWithoutHoldingOthers(t *testing.T) {

@@ -72,6 +72,31 @@ var demoTransfers = []demoTransfer{
 	{2, "200300400", "100200300", 19_99, "Book", 0, 1},
 }
 
+// seedLock takes the seed lock (pg_try_advisory_xact_lock, every 50 ms)
+// and returns the transaction that holds it until it ends.
+func (s *Service) seedLock(ctx context.Context) (*sqlx.Tx, error) {
+	for {
+		lock, err := s.db.BeginTxx(ctx, nil)
+		if err != nil {
+			return nil, errs.Wrap(err, "seed lock")
+		}
+		var got bool
+		err = lock.GetContext(ctx, &got, `SELECT pg_try_advisory_xact_lock($1)`, seedLock)
+		if err == nil && got {
+			return lock, nil
+		}
+		lock.Rollback()
+		if err != nil {
+			return nil, errs.Wrap(err, "seed lock")
+		}
+		select {
+		case <-ctx.Done():
+			return nil, errs.Wrap(ctx.Err(), "seed lock")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // SeedDemo fills an empty database with demo data: an admin, two customers
 // with accounts, transfers spread over the last months, money requests
 // (one pending for Alice) and their notifications. It goes through the same
@@ -81,18 +106,17 @@ var demoTransfers = []demoTransfer{
 // Returns busy (503) when no password-check slot frees in time for its
 // users' passwords, otherwise only internal errors (the database failed).
 func (s *Service) SeedDemo(ctx context.Context) (created bool, err error) {
-	// The lock is held by a transaction kept open while seeding (the seed
-	// itself runs in transactions of its own): through PgBouncer in
-	// transaction mode a transaction keeps its server connection, a
-	// session lock would not.
-	lock, err := s.db.BeginTxx(ctx, nil)
+	// The lock is held by a transaction kept open while the seed runs in
+	// transactions of its own: a session lock would not hold through
+	// PgBouncer in transaction mode (which keeps a transaction, not a
+	// session, on one server connection). The others poll for it instead
+	// of waiting on a server connection each, which the seeding instance
+	// may need.
+	lock, err := s.seedLock(ctx)
 	if err != nil {
-		return false, errs.Wrap(err, "seed lock")
+		return false, err
 	}
 	defer lock.Rollback()
-	if _, err := lock.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, seedLock); err != nil {
-		return false, errs.Wrap(err, "seed lock")
-	}
 
 	var exists bool
 	if err := s.db.GetContext(ctx, &exists, `SELECT EXISTS (SELECT 1 FROM users)`); err != nil {

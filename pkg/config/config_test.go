@@ -61,6 +61,9 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"database_pool_size":     "1",
 		"customer_funding":       "sometimes",
 		"require_2fa_for_admins": "maybe",
+		"database_read_urls":     "mysql://standby/db",
+		"database_listen_url":    "mysql:thing",
+		"replica_wait":           "-1ms",
 	}
 	for key, val := range cases {
 		vals := map[string]string{}
@@ -152,5 +155,35 @@ func TestDatabaseRoleKeys(t *testing.T) {
 	}
 	if _, err := load(t, map[string]string{"database_url": "postgres://app@db/m", "database_owner_url": "mysql:x"}); err == nil || !strings.Contains(err.Error(), "database_owner_url") {
 		t.Fatalf("bad owner URL: %v", err)
+	}
+}
+
+func TestReadReplicaKeys(t *testing.T) {
+	vals := map[string]string{}
+	for _, k := range Keys {
+		vals[k.Name] = k.Default
+	}
+	load := func() (Config, error) { return Load(func(k string) string { return vals[k] }) }
+	c, err := load()
+	if err != nil || c.DatabaseReadURLs != nil || c.DatabaseListenURL != "" || c.ReplicaWait != 200*time.Millisecond {
+		t.Fatalf("defaults: %q %q %s %v", c.DatabaseReadURLs, c.DatabaseListenURL, c.ReplicaWait, err)
+	}
+	vals["database_read_urls"] = "postgres://r@standby1/m"
+	if _, err := load(); err == nil || !strings.Contains(err.Error(), "database_read_urls needs database_url") {
+		t.Fatalf("read URLs without database_url: %v", err)
+	}
+	vals["database_url"] = "postgres://app@primary/m"
+	vals["database_read_urls"] = " postgres://r@standby1/m , ,postgres://r@standby2/m"
+	vals["replica_wait"] = "0s"
+	c, err = load()
+	if err != nil || strings.Join(c.DatabaseReadURLs, " ") != "postgres://r@standby1/m postgres://r@standby2/m" || c.ReplicaWait != 0 {
+		t.Fatalf("read URLs %q, wait %s (%v)", c.DatabaseReadURLs, c.ReplicaWait, err)
+	}
+	if c.DatabaseListenURL != "postgres://app@primary/m" {
+		t.Fatalf("database_listen_url defaults to database_url, got %q", c.DatabaseListenURL)
+	}
+	vals["database_listen_url"] = "postgres://app@primary-direct/m"
+	if c, err = load(); err != nil || c.DatabaseListenURL != "postgres://app@primary-direct/m" {
+		t.Fatalf("database_listen_url %q (%v)", c.DatabaseListenURL, err)
 	}
 }

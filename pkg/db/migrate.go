@@ -88,38 +88,30 @@ func cutLast(s, sep string) (before, after string, found bool) {
 	return s[:i], s[i+len(sep):], true
 }
 
-// withLock runs fn on one connection while another holds the migration
-// lock. The lock belongs to a transaction kept open on its own connection
-// (pg_advisory_xact_lock), not to a session: through PgBouncer in
-// transaction mode a transaction keeps its server connection, while a
-// session lock, and a session SET, would stay behind on whichever server
-// connection the statement happened to get.
-func withLock(ctx context.Context, db *sqlx.DB, fn func(conn *sql.Conn) error) error {
-	lock, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer lock.Rollback()
-	// A migration (or the wait for another instance's) may take longer than
-	// a request may: lift the pool's timeouts (db.Timeouts) for the wait.
-	if _, err := lock.ExecContext(ctx, liftTimeouts); err != nil {
-		return err
-	}
-	if _, err := lock.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
-		return err
-	}
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	// Only create the table when it is missing: the runtime role, which may
-	// not create tables, still checks the schema through here.
-	tx, err := liftedTx(ctx, conn)
+// locked runs fn in a transaction that holds the migration lock, without
+// the pool's timeouts (db.Timeouts: a migration, or the wait for another
+// instance's, may take longer than a request may), and commits it. The
+// lock is the transaction's (pg_advisory_xact_lock), and everything under
+// it runs in that transaction on its one connection, so it holds through
+// PgBouncer in transaction mode (which keeps a transaction on one server
+// connection, and hands each statement outside one whichever is free: a
+// session lock or SET would stay behind on one of them), and an instance
+// holding the lock never needs a second server connection while others
+// wait for the lock on theirs.
+func locked(ctx context.Context, db *sqlx.DB, fn func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0`); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+		return err
+	}
+	// Only create the table when it is missing: the runtime role, which may
+	// not create tables, still checks the schema through here.
 	var exists bool
 	if err := tx.QueryRowContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&exists); err != nil {
 		return err
@@ -130,18 +122,13 @@ func withLock(ctx context.Context, db *sqlx.DB, fn func(conn *sql.Conn) error) e
 			return err
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := fn(tx); err != nil {
 		return err
 	}
-	return fn(conn)
+	return tx.Commit()
 }
 
-func applied(ctx context.Context, conn *sql.Conn) (map[int]time.Time, error) {
-	tx, err := liftedTx(ctx, conn)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
+func applied(ctx context.Context, tx *sql.Tx) (map[int]time.Time, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT version, applied_at FROM schema_migrations`)
 	if err != nil {
 		return nil, err
@@ -159,30 +146,8 @@ func applied(ctx context.Context, conn *sql.Conn) (map[int]time.Time, error) {
 	return out, rows.Err()
 }
 
-// liftTimeouts lifts the pool's timeouts (db.Timeouts) for the rest of a
-// transaction: a migration may take longer than a request may.
-const liftTimeouts = `SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0`
-
-// liftedTx begins a transaction on conn without the pool's timeouts.
-func liftedTx(ctx context.Context, conn *sql.Conn) (*sql.Tx, error) {
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := tx.ExecContext(ctx, liftTimeouts); err != nil {
-		tx.Rollback()
-		return nil, err
-	}
-	return tx, nil
-}
-
-// step runs one migration's SQL and records it, in one transaction.
-func step(ctx context.Context, conn *sql.Conn, m Migration, up bool) error {
-	tx, err := liftedTx(ctx, conn)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
+// step runs one migration's SQL and records it, in tx.
+func step(ctx context.Context, tx *sql.Tx, m Migration, up bool) error {
 	body, record := m.Down, `DELETE FROM schema_migrations WHERE version = $1`
 	if up {
 		body, record = m.Up, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`
@@ -194,40 +159,40 @@ func step(ctx context.Context, conn *sql.Conn, m Migration, up bool) error {
 	if up {
 		args = append(args, m.Name)
 	}
-	if _, err := tx.ExecContext(ctx, record, args...); err != nil {
-		return err
-	}
-	return tx.Commit()
+	_, err := tx.ExecContext(ctx, record, args...)
+	return err
 }
 
 // Up applies up to n pending migrations (all of them when n <= 0) and
-// returns the versions applied.
+// returns the versions applied. Each migration commits on its own, under
+// the lock, after checking again that no other instance has applied it.
 func Up(ctx context.Context, db *sqlx.DB, n int) ([]int, error) {
 	all, err := Migrations()
 	if err != nil {
 		return nil, err
 	}
 	var done []int
-	err = withLock(ctx, db, func(conn *sql.Conn) error {
-		have, err := applied(ctx, conn)
-		if err != nil {
-			return err
-		}
-		for _, m := range all {
-			if _, ok := have[m.Version]; ok {
-				continue
-			}
-			if n > 0 && len(done) == n {
-				break
-			}
-			if err := step(ctx, conn, m, true); err != nil {
+	for n <= 0 || len(done) < n {
+		next := 0
+		err := locked(ctx, db, func(tx *sql.Tx) error {
+			have, err := applied(ctx, tx)
+			if err != nil {
 				return err
 			}
-			done = append(done, m.Version)
+			for _, m := range all {
+				if _, ok := have[m.Version]; !ok {
+					next = m.Version
+					return step(ctx, tx, m, true)
+				}
+			}
+			return nil
+		})
+		if err != nil || next == 0 {
+			return done, err
 		}
-		return nil
-	})
-	return done, err
+		done = append(done, next)
+	}
+	return done, nil
 }
 
 // AuditLogMigration is the migration that creates the audit log (and the
@@ -250,37 +215,61 @@ func DownDestroyingData(ctx context.Context, db *sqlx.DB, n int) ([]int, error) 
 	return down(ctx, db, n, true)
 }
 
+// down rolls back the newest applied migration n times, each in its own
+// transaction under the lock (as Up applies them).
 func down(ctx context.Context, db *sqlx.DB, n int, destroyData bool) ([]int, error) {
 	all, err := Migrations()
 	if err != nil {
 		return nil, err
 	}
-	var done []int
-	err = withLock(ctx, db, func(conn *sql.Conn) error {
-		have, err := applied(ctx, conn)
-		if err != nil {
-			return err
-		}
+	newest := func(have map[int]time.Time, skip int) []Migration {
 		var plan []Migration
-		for i := len(all) - 1; i >= 0 && len(plan) < n; i-- {
+		for i := len(all) - 1; i >= 0 && len(plan) < skip; i-- {
 			if _, ok := have[all[i].Version]; ok {
 				plan = append(plan, all[i])
 			}
 		}
-		for _, m := range plan {
+		return plan
+	}
+	err = locked(ctx, db, func(tx *sql.Tx) error {
+		have, err := applied(ctx, tx)
+		if err != nil {
+			return err
+		}
+		for _, m := range newest(have, n) {
 			if m.Version <= AuditLogMigration && !destroyData {
 				return ErrDestroysData
 			}
 		}
-		for _, m := range plan {
-			if err := step(ctx, conn, m, false); err != nil {
-				return err
-			}
-			done = append(done, m.Version)
-		}
 		return nil
 	})
-	return done, err
+	if err != nil {
+		return nil, err
+	}
+	var done []int
+	for len(done) < n {
+		last := 0
+		err := locked(ctx, db, func(tx *sql.Tx) error {
+			have, err := applied(ctx, tx)
+			if err != nil {
+				return err
+			}
+			plan := newest(have, 1)
+			if len(plan) == 0 {
+				return nil
+			}
+			if plan[0].Version <= AuditLogMigration && !destroyData {
+				return ErrDestroysData
+			}
+			last = plan[0].Version
+			return step(ctx, tx, plan[0], false)
+		})
+		if err != nil || last == 0 {
+			return done, err
+		}
+		done = append(done, last)
+	}
+	return done, nil
 }
 
 // Status lists every known migration and whether it is applied.
@@ -290,8 +279,8 @@ func Status(ctx context.Context, db *sqlx.DB) ([]MigrationStatus, error) {
 		return nil, err
 	}
 	var out []MigrationStatus
-	err = withLock(ctx, db, func(conn *sql.Conn) error {
-		have, err := applied(ctx, conn)
+	err = locked(ctx, db, func(tx *sql.Tx) error {
+		have, err := applied(ctx, tx)
 		if err != nil {
 			return err
 		}

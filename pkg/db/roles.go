@@ -88,12 +88,7 @@ func GrantRuntime(ctx context.Context, db *sqlx.DB, role string) error {
 		return ErrNotOwner
 	}
 	q := pq.QuoteIdentifier(role)
-	return withLock(ctx, db, func(conn *sql.Conn) error {
-		tx, err := liftedTx(ctx, conn)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
+	return locked(ctx, db, func(tx *sql.Tx) error {
 		var dbName string
 		if err := tx.QueryRowContext(ctx, `SELECT current_database()`).Scan(&dbName); err != nil {
 			return err
@@ -133,6 +128,6 @@ func GrantRuntime(ctx context.Context, db *sqlx.DB, role string) error {
 				return fmt.Errorf("granting the runtime privileges to %s: %w", role, err)
 			}
 		}
-		return tx.Commit()
+		return nil
 	})
 }

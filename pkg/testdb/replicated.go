@@ -86,4 +86,6 @@ func Replicated(t testing.TB) Replication {
 }
 
 // String names the pair in test output.
-func (r Replication) String() string { return fmt.Sprintf("primary %s, standby %s", r.Primary, r.Standby) }
+func (r Replication) String() string {
+	return fmt.Sprintf("primary %s, standby %s", r.Primary, r.Standby)
+}
