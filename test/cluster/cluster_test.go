@@ -255,6 +255,7 @@ func readYourWrite(ctx context.Context, t *testing.T, c *cluster, from, to loadt
 		return n
 	}
 	x0 := xacts()
+	f0 := metric(ctx, t, client, c.env["SERVE_B_URL"], "meridian_replica_fallbacks_total")
 	const n = 50
 	for i := 0; i < n; i++ {
 		id, lsn := transferLSN(ctx, t, client, c.env["SERVE_A_URL"], tok, from.Accounts[0], to.Accounts[0], money.Amount(100+i))
@@ -292,7 +293,11 @@ func readYourWrite(ctx context.Context, t *testing.T, c *cluster, from, to loadt
 	for wait := time.Now(); served < n && time.Since(wait) < 15*time.Second; served = xacts() - x0 {
 		time.Sleep(250 * time.Millisecond)
 	}
-	t.Logf("%d writes through A each seen by the read through B at once; the standby has %d meridian_app sessions and committed %d transactions meanwhile", n, sessions, served)
+	fallbacks := metric(ctx, t, client, c.env["SERVE_B_URL"], "meridian_replica_fallbacks_total") - f0
+	t.Logf("%d writes through A each seen by the read through B at once; the standby has %d meridian_app sessions and committed %d transactions meanwhile; %v reads fell back to the primary", n, sessions, served, fallbacks)
+	if fallbacks != 0 {
+		t.Errorf("instance B sent %v of the %d reads to the primary (meridian_replica_fallbacks_total): with remote_apply the standby has every answered write", fallbacks, n)
+	}
 	if sessions == 0 || served < n {
 		t.Fatalf("the standby has %d meridian_app sessions and committed %d transactions for %d reads: the reads were not served by it (database_read_urls)", sessions, served, n)
 	}
@@ -687,13 +692,35 @@ func transferLSN(ctx context.Context, t *testing.T, client *http.Client, base, t
 	return out.Transaction.ID, resp.Header.Get(headerCommitLSN)
 }
 
+// metric reads one unlabelled figure from an instance's /metrics.
+func metric(ctx context.Context, t *testing.T, client *http.Client, base, name string) float64 {
+	t.Helper()
+	status, body := get(ctx, t, client, base+"/metrics", "", "")
+	if status != http.StatusOK {
+		t.Fatalf("%s/metrics: HTTP %d", base, status)
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				t.Fatalf("%s/metrics: %q", base, line)
+			}
+			return f
+		}
+	}
+	t.Fatalf("%s/metrics has no %s", base, name)
+	return 0
+}
+
 func get(ctx context.Context, t *testing.T, client *http.Client, u, token, lsn string) (int, []byte) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	if lsn != "" {
 		req.Header.Set(headerCommitLSN, lsn)
 	}
