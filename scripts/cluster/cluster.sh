@@ -20,7 +20,9 @@
 #
 # Environment (defaults): CLUSTER_DIR=/tmp/meridian-cluster  CLUSTER_BASE_PORT=25400
 #   MERIDIAN_BIN=bin/meridian  CLUSTER_DEMO=1 (seed demo users alice/bob)
-#   CLUSTER_LOG_LEVEL=warn
+#   CLUSTER_LOG_LEVEL=warn  CLUSTER_DAILY_TRANSFER_LIMIT=10000.00 (serve's
+#                daily_transfer_limit; the cluster test raises it so its load
+#                measures payments, not refusals)
 #   CLUSTER_POOLER=pgbouncer  none: no PgBouncer; serve's database_url lists both
 #                nodes with target_session_attrs=read-write, like its LISTEN
 #                session, and failover has nothing to repoint
@@ -114,6 +116,7 @@ serve_env() { # name port
 		MERIDIAN_DATA_DIR=$DIR/serve-$name
 		MERIDIAN_LOG_LEVEL=$LOG_LEVEL
 		MERIDIAN_DEMO_SEED=false
+		MERIDIAN_DAILY_TRANSFER_LIMIT=${CLUSTER_DAILY_TRANSFER_LIMIT:-10000.00}
 	EOF
 }
 
