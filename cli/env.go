@@ -111,7 +111,8 @@ func (a *app) openEnv(ctx context.Context, migrate, serve bool) (*env, error) {
 		return nil, err
 	}
 	e.svc = bank.New(e.db, tokens, bank.Settings{RequestsTTL: cfg.RequestsTTL, MaxAmount: cfg.MaxAmount, LookupPerMinute: cfg.LookupPerMinute,
-		MaxPasswordChecks: cfg.MaxPasswordChecks, DisableCustomerFunding: !cfg.CustomerFunding, RequireTwoFactorForAdmins: cfg.RequireTwoFactorForAdmins})
+		MaxPasswordChecks: cfg.MaxPasswordChecks, DisableCustomerFunding: !cfg.CustomerFunding, RequireTwoFactorForAdmins: cfg.RequireTwoFactorForAdmins,
+		DailyTransferLimit: cfg.DailyTransferLimit})
 	return e, nil
 }
 

@@ -10,10 +10,10 @@ import (
 )
 
 func (a *app) userCmd() *cobra.Command {
-	return group("user", "List, create, activate or deactivate users; reset their two-factor sign-in",
-		"  meridian user list\n  meridian user create --name 'Ann Admin' --email ann@example.test --phone '+1 555 0100' --password-stdin --role Admin\n  meridian user deactivate ann@example.test\n  meridian user 2fa-reset ann@example.test",
+	return group("user", "List, create, activate or deactivate users; reset their two-factor sign-in; set their daily transfer limit",
+		"  meridian user list\n  meridian user create --name 'Ann Admin' --email ann@example.test --phone '+1 555 0100' --password-stdin --role Admin\n  meridian user deactivate ann@example.test\n  meridian user 2fa-reset ann@example.test\n  meridian user limit bob@example.test 500.00",
 		a.userListCmd(nil), a.userCreateCmd(nil), a.userStatusCmd("activate", true, nil), a.userStatusCmd("deactivate", false, nil),
-		a.userTwoFactorResetCmd(nil))
+		a.userTwoFactorResetCmd(nil), a.userLimitCmd(nil))
 }
 
 // openUser opens the database and finds the user ref names (an email or an

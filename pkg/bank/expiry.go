@@ -45,6 +45,9 @@ func (s *Service) ExpireMoneyRequests(ctx context.Context) (int, error) {
 	if err := s.purgeChallenges(ctx); err != nil {
 		return total, err
 	}
+	if err := s.purgeDailyOutgoing(ctx); err != nil {
+		return total, err
+	}
 	return total, nil
 }
 

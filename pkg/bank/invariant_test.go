@@ -20,7 +20,8 @@ import (
 // balance). Afterwards no money was made or lost (the total moved by exactly
 // the deposits less the withdrawals that went through), no balance is
 // negative, every balance equals its ledger, and every refusal was a 422
-// Insufficient funds, never an internal error (a 500): no deadlock, no
+// Insufficient funds (or, for a busy sender, Daily transfer limit exceeded),
+// never an internal error (a 500): no deadlock, no
 // serialization failure, no constraint error leaked.
 func TestBankInvariant(t *testing.T) {
 	t.Parallel()
@@ -63,6 +64,7 @@ func TestBankInvariant(t *testing.T) {
 		wg           sync.WaitGroup
 		start        = make(chan struct{})
 		ok, refused  atomic.Int64
+		limited      atomic.Int64
 		mu           sync.Mutex
 		unexpected   []error
 		startedAt    = time.Now()
@@ -124,6 +126,8 @@ func TestBankInvariant(t *testing.T) {
 					ok.Add(1)
 				case errs.KindOf(err) == errs.Unprocessable && errs.As(err).Code == "insufficient_funds":
 					refused.Add(1)
+				case errs.KindOf(err) == errs.Unprocessable && errs.As(err).Code == "daily_limit_exceeded":
+					limited.Add(1) // the sender passed the default daily limit (10,000.00)
 				default:
 					mu.Lock()
 					unexpected = append(unexpected, err)
@@ -134,8 +138,8 @@ func TestBankInvariant(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
-	t.Logf("%d operations in %v: %d transfers made, %d refused for insufficient funds, %d in opposite pairs; %d deposits, %d withdrawals, %d refused",
-		workers*perWorker, time.Since(startedAt), ok.Load(), refused.Load(), pairsStarted.Load(), deposits.Load(), withdrawals.Load(), overdrawn.Load())
+	t.Logf("%d operations in %v: %d transfers made, %d refused for insufficient funds, %d over the daily limit, %d in opposite pairs; %d deposits, %d withdrawals, %d refused",
+		workers*perWorker, time.Since(startedAt), ok.Load(), refused.Load(), limited.Load(), pairsStarted.Load(), deposits.Load(), withdrawals.Load(), overdrawn.Load())
 
 	if len(unexpected) > 0 {
 		t.Fatalf("%d unexpected errors, first: %v", len(unexpected), unexpected[0])

@@ -20,10 +20,14 @@ type lockedAccount struct {
 	Closed        bool         `db:"closed"`
 	HolderName    string       `db:"full_name"`
 	HolderActive  bool         `db:"is_active"`
+	// HolderLimit is the holder's own daily limit (users.daily_transfer_limit),
+	// nil for the configured default (limits.go).
+	HolderLimit *money.Amount `db:"daily_transfer_limit"`
 }
 
 // selectLockedAccount reads lockedAccount from accounts a and users u.
-const selectLockedAccount = `SELECT a.id, a.user_id, a.account_number, a.currency, a.balance, a.closed_at IS NOT NULL AS closed, u.full_name, u.is_active
+const selectLockedAccount = `SELECT a.id, a.user_id, a.account_number, a.currency, a.balance, a.closed_at IS NOT NULL AS closed, u.full_name, u.is_active,
+	u.daily_transfer_limit
 	FROM accounts a JOIN users u ON u.id = a.user_id`
 
 // lockMode is how lockAccounts locks the accounts.

@@ -211,13 +211,16 @@ func (s *Service) lockPending(ctx context.Context, tx *sqlx.Tx, a Actor, id int6
 
 // AcceptMoneyRequest pays a PENDING request addressed to the actor. The
 // payment (kind "request": DEBIT on the payer's account, CREDIT on the
-// requester's) and the status change commit together: on insufficient
-// funds nothing moves and the request stays PENDING.
+// requester's), its count against the payer's daily limit and the status
+// change commit together: on insufficient funds or over the limit nothing
+// moves and the request stays PENDING.
 //
 // Returns customer_only (403), request_not_found (404: missing or not
 // addressed to the caller), request_not_pending (409: answered or expired),
 // account_closed (422, the paying or the receiving account),
-// recipient_inactive, currency_mismatch or insufficient_funds (422).
+// recipient_inactive, currency_mismatch, insufficient_funds or
+// daily_limit_exceeded (422: paying would pass the caller's daily limit in
+// that currency, limits.go).
 func (s *Service) AcceptMoneyRequest(ctx context.Context, a Actor, id int64) (MoneyRequest, error) {
 	if err := requireCustomer(a); err != nil {
 		return MoneyRequest{}, err
@@ -248,6 +251,14 @@ func (s *Service) AcceptMoneyRequest(ctx context.Context, a Actor, id int64) (Mo
 		}
 		if payer.Currency != payee.Currency {
 			return errCurrencyMismatch
+		}
+		if payer.Balance < r.Amount {
+			return errInsufficientFunds
+		}
+		// The payer sends money: it counts against their daily limit, last
+		// of the checks (the day's row stays locked until the commit).
+		if err := s.spendDailyLimit(ctx, tx, payer, r.Amount); err != nil {
+			return err
 		}
 		desc := r.Description
 		if desc == "" {

@@ -21,6 +21,11 @@ var DemoSignIns = []struct{ Email, Password, Role string }{
 	{"bob@meridian.test", "bob12345", RoleUser},
 }
 
+// DemoBobDailyLimit is the demo customer Bob's own daily transfer limit,
+// $100.00 (the default is daily_transfer_limit), so that a transfer of, say,
+// $150 shows the refusal.
+const DemoBobDailyLimit money.Amount = 100_00
+
 // seedLock is the advisory lock key held while seeding, so several
 // instances starting at once on an empty database seed it once.
 const seedLock = 7_422_002
@@ -74,7 +79,8 @@ var demoTransfers = []demoTransfer{
 
 // SeedDemo fills an empty database with demo data: an admin, two customers
 // with accounts, transfers spread over the last months, money requests
-// (one pending for Alice) and their notifications. It goes through the same
+// (one pending for Alice) and their notifications, a payee of Alice's (Bob)
+// and a low daily limit of Bob's (DemoBobDailyLimit). It goes through the same
 // service functions as the API, so everything is audited. With any user in
 // the database it does nothing and reports false.
 //
@@ -160,6 +166,16 @@ func (s *Service) SeedDemo(ctx context.Context) (created bool, err error) {
 	}
 	// And one waiting for Alice's answer.
 	if _, err := s.CreateMoneyRequest(ctx, bob, MoneyRequestInput{RequesterID: "200300400", RecipientID: "100200300", Amount: 75_00, Description: "Concert tickets"}); err != nil {
+		return false, err
+	}
+	// Alice keeps Bob's account as a payee.
+	if _, err := s.CreatePayee(ctx, alice, PayeeInput{Nickname: "Bob", AccountNumber: "200300400"}); err != nil {
+		return false, err
+	}
+	// The bank gave Bob a low daily limit: sending more than DemoBobDailyLimit
+	// in a day shows the refusal (daily_limit_exceeded).
+	limit := DemoBobDailyLimit
+	if _, err := s.SetDailyLimit(ctx, CLIActor, bob.UserID, &limit); err != nil {
 		return false, err
 	}
 	return true, nil

@@ -69,6 +69,15 @@ func TestSeedDemo(t *testing.T) {
 		t.Fatal("alice has no notifications")
 	}
 	wantLedgersBalanced(t, s)
+	if p, err := s.ListPayees(ctx, alice); err != nil || len(p) != 1 || p[0].AccountNumber != "200300400" || p[0].HolderName != "Bob Jones" {
+		t.Fatalf("alice's payees %+v %v", p, err)
+	}
+	// Bob's low limit: a transfer of $150 is refused.
+	if l, err := s.DailyLimits(ctx, bob); err != nil || len(l) != 1 || l[0].DailyTransferLimit != DemoBobDailyLimit {
+		t.Fatalf("bob's limits %+v %v", l, err)
+	}
+	_, err = s.Transfer(ctx, bob, TransferInput{AccountID: "200300400", ToAccountID: "100200300", Amount: 150_00}, "")
+	wantKind(t, err, errs.Unprocessable, "daily_limit_exceeded")
 
 	before := stateOf(t, s)
 	var users int

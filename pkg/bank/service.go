@@ -43,6 +43,10 @@ type Settings struct {
 	// administrator without two-factor sign-in reaches only the calls that
 	// turn it on (CheckTwoFactorPolicy).
 	RequireTwoFactorForAdmins bool
+	// DailyTransferLimit is config daily_transfer_limit: what a customer may
+	// send to others per currency per UTC day, unless an administrator set
+	// their own (limits.go). <= 0: DefaultDailyTransferLimit.
+	DailyTransferLimit money.Amount
 }
 
 // Service is the bank. It is safe for concurrent use.
@@ -67,6 +71,9 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 	}
 	if s.RequestsTTL <= 0 {
 		s.RequestsTTL = 72 * time.Hour
+	}
+	if s.DailyTransferLimit <= 0 {
+		s.DailyTransferLimit = DefaultDailyTransferLimit
 	}
 	if s.LookupPerMinute <= 0 {
 		s.LookupPerMinute = 30

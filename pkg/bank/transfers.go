@@ -71,6 +71,7 @@ var (
 	errRecipientClosed   = errs.E(errs.Unprocessable, "account_closed", "The receiving account is closed")
 	errRecipientInactive = errs.E(errs.Unprocessable, "recipient_inactive", "The receiving account's holder is deactivated")
 	errKeyReused         = errs.E(errs.Conflict, "idempotency_key_reused", "Idempotency-Key was already used with a different request")
+	errDailyLimit        = errs.E(errs.Unprocessable, "daily_limit_exceeded", "Daily transfer limit exceeded")
 )
 
 // requestHash fingerprints what a transfer asks for, to tell a replay of an
@@ -94,8 +95,10 @@ func requestHash(in TransferInput) string {
 // invalid_input (a user_id, account number, amount, description or
 // Idempotency-Key that breaks the input rules), account_not_found (404),
 // same_account, account_closed, recipient_inactive, currency_mismatch,
-// insufficient_funds (422), idempotency_key_reused (409) or
-// user_deactivated (401, the sender was deactivated meanwhile).
+// insufficient_funds, daily_limit_exceeded (422: a transfer to another
+// customer would pass the sender's daily limit in its currency, limits.go),
+// idempotency_key_reused (409) or user_deactivated (401, the sender was
+// deactivated meanwhile).
 func (s *Service) Transfer(ctx context.Context, a Actor, in TransferInput, idempotencyKey string) (TransferResult, error) {
 	if err := requireCustomer(a); err != nil {
 		return TransferResult{}, err
@@ -125,15 +128,17 @@ func (s *Service) Transfer(ctx context.Context, a Actor, in TransferInput, idemp
 		key = idempotencyKey
 	}
 
-	// One statement, one round trip: transfer_money (migration 0008) claims
-	// the key, locks both accounts in id order, checks, moves the money,
+	// One statement, one round trip: transfer_money (migrations 0008, 0013)
+	// claims the key, locks both accounts in id order, checks (the daily
+	// limit last, spend_daily_limit), moves the money,
 	// writes both ledger rows, the notification and the audit row, and
 	// stores the answer, in the statement's own transaction.
 	var out TransferResult
 	err = s.retry(func() error {
 		var body, refused sql.NullString
-		err := s.db.QueryRowContext(ctx, `SELECT replayed, body, refused FROM transfer_money($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			a.UserID, in.AccountID, in.ToAccountID, in.Amount, in.Description, key, hash, s.now(), IdempotencyWindow.String(), ledgerDate(ctx)).
+		err := s.db.QueryRowContext(ctx, `SELECT replayed, body, refused FROM transfer_money($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+			a.UserID, in.AccountID, in.ToAccountID, in.Amount, in.Description, key, hash, s.now(), IdempotencyWindow.String(), ledgerDate(ctx),
+			s.settings.DailyTransferLimit).
 			Scan(&out.Replayed, &body, &refused)
 		switch {
 		case err != nil:
@@ -169,6 +174,7 @@ var refusals = map[string]error{
 	"recipient_inactive":     errRecipientInactive,
 	"currency_mismatch":      errCurrencyMismatch,
 	"insufficient_funds":     errInsufficientFunds,
+	"daily_limit_exceeded":   errDailyLimit,
 	"idempotency_key_reused": errKeyReused,
 	"user_deactivated":       errs.E(errs.Unauthorized, "user_deactivated", "This user is deactivated"),
 }

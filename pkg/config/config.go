@@ -51,6 +51,9 @@ type Config struct {
 	// RequireTwoFactorForAdmins: an administrator without two-factor sign-in
 	// may only turn it on (and see who they are, and sign out).
 	RequireTwoFactorForAdmins bool
+	// DailyTransferLimit is what a customer may send to others per currency
+	// per UTC day, unless an administrator set their own.
+	DailyTransferLimit money.Amount
 }
 
 // Keys lists every configuration key with its default, in the order shown by --help.
@@ -78,6 +81,7 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"ws_max_per_user", "10", "open WebSockets allowed per user per serve instance"},
 	{"customer_funding", "true", "customers may set an opening balance and edit balances; false: accounts open at 0 and only admin deposits and withdrawals move money in or out"},
 	{"require_2fa_for_admins", "false", "an administrator without two-factor sign-in may only set it up (403 two_factor_required elsewhere)"},
+	{"daily_transfer_limit", "10000.00", "what a customer may send to others per currency per UTC day, unless an administrator sets their own (meridian user limit)"},
 }
 
 // Load parses raw values (as Viper returns them) into a Config. get returns
@@ -195,6 +199,10 @@ func Load(get func(key string) string) (Config, error) {
 	}
 	if c.RequireTwoFactorForAdmins, err = strconv.ParseBool(strings.TrimSpace(get("require_2fa_for_admins"))); err != nil {
 		return c, bad("require_2fa_for_admins", "true or false")
+	}
+	c.DailyTransferLimit, err = money.Parse(strings.TrimSpace(get("daily_transfer_limit")))
+	if err != nil || c.DailyTransferLimit <= 0 {
+		return c, bad("daily_transfer_limit", "a positive amount with at most two decimals")
 	}
 	return c, nil
 }

@@ -23,6 +23,9 @@ func TestDefaults(t *testing.T) {
 	if c.RequireTwoFactorForAdmins {
 		t.Fatal("require_2fa_for_admins defaults to false")
 	}
+	if c.DailyTransferLimit != 10_000_00 {
+		t.Fatalf("daily_transfer_limit defaults to 10000.00, not %s", c.DailyTransferLimit)
+	}
 }
 
 func TestAllowedOrigins(t *testing.T) {
@@ -61,6 +64,7 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"database_pool_size":     "1",
 		"customer_funding":       "sometimes",
 		"require_2fa_for_admins": "maybe",
+		"daily_transfer_limit":   "0",
 	}
 	for key, val := range cases {
 		vals := map[string]string{}
