@@ -15,7 +15,7 @@ TEST_FUZZTIME ?= 200x
 WEB_DIST := server/web/dist/index.html
 APP_SRC  := $(shell find app -type f 2>/dev/null) app.json package.json babel.config.js tsconfig.json index.ts
 
-.PHONY: build run test deps deps-node deps-chromium deps-postgres app test-go test-fuzz test-app test-native test-e2e \
+.PHONY: build run test deps deps-node deps-chromium deps-poppler deps-postgres app test-go test-fuzz test-app test-native test-e2e \
         vet fmt-check clean budget bench fault fuzz
 
 ## build: the web app and bin/meridian with the app embedded
@@ -38,7 +38,7 @@ run: deps-postgres build
 	bin/meridian serve
 
 ## deps: everything the build and tests need
-deps: deps-node deps-postgres deps-chromium
+deps: deps-node deps-postgres deps-chromium deps-poppler
 
 node_modules/.installed: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund --loglevel=error
@@ -55,6 +55,10 @@ deps-postgres: node_modules/.installed
 deps-chromium:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Chromium"; apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 
+# pdftotext, which the statement tests read the PDFs with (they fail without it).
+deps-poppler:
+	@command -v pdftotext >/dev/null 2>&1 || { echo "installing poppler-utils"; apt-get update -qq && apt-get install -y -qq poppler-utils >/dev/null; }
+
 ## test: everything, from unit tests to the browser tests
 test: deps fmt-check vet test-go test-fuzz test-app test-native test-e2e
 	@echo "make test: all green"
@@ -66,7 +70,7 @@ vet: $(WEB_DIST)
 	$(GO) vet ./...
 
 # test/fault drives bin/meridian (kill -9 of serve, immediate PostgreSQL restart), so build it first.
-test-go: bin/meridian
+test-go: bin/meridian deps-poppler
 	$(GO) test -p $(GOTEST_P) -count=1 ./...
 
 # Go's fuzzer takes one target per run: each server/ Fuzz target in turn, FUZZTIME each

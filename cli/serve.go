@@ -62,7 +62,7 @@ func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 	var bg sync.WaitGroup
 	defer func() { stopBackground(); bg.Wait() }()
 	hub := server.NewHub(e.svc, e.log)
-	bg.Add(4)
+	bg.Add(5)
 	// The sealer numbers committed audit rows and notifications in
 	// commit order; the hub pushes the sealed notifications.
 	go func() { defer bg.Done(); e.svc.RunSealer(bgctx, e.cfg.SealInterval, e.log) }()
@@ -73,6 +73,9 @@ func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 		}
 	}()
 	go func() { defer bg.Done(); e.svc.RunExpiry(bgctx, e.cfg.ExpiryInterval, e.log) }()
+	// Scheduled transfers: every due occurrence, exactly once across
+	// instances; stopped with the other jobs, before the database closes.
+	go func() { defer bg.Done(); e.svc.RunScheduler(bgctx, e.cfg.SchedulerInterval, e.log) }()
 	// Sessions' last use, written in the background in one UPDATE
 	// per flush, never by the requests themselves.
 	go func() { defer bg.Done(); e.svc.RunSessionsSeen(bgctx, 15*time.Second, e.log) }()

@@ -10,7 +10,9 @@
 # (the same SQL as one transfer) and pgbench's built-in TPC-B (scale 10, in a
 # database of its own). It checks the invariant again and prints the rates,
 # the ratios API / TPC-B and API / transfer.sql, and PostgreSQL's CPU time per
-# transaction in each run. Stops everything on exit.
+# transaction in each run; last, with the Go toolchain, the time and peak heap
+# of a 10,000-row statement as CSV and PDF (BenchmarkStatement10k). Stops
+# everything on exit.
 #
 # Environment (defaults):
 #   MERIDIAN_BIN=bin/meridian  BENCH_DURATION=20s  BENCH_CLIENTS=32
@@ -106,7 +108,10 @@ now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 echo "== Meridian bench: $CLIENTS clients, $DURATION, data dir $DIR, $URL"
-"$BIN" serve --addr "127.0.0.1:$PORT" --data-dir "$DIR" --demo-seed false --log-level warn >"$DIR/serve.log" 2>&1 &
+# The daily limit is checked on every transfer (as in production) but set high
+# enough that the load's 200 senders never reach it; transfer.sql passes the same.
+"$BIN" serve --addr "127.0.0.1:$PORT" --data-dir "$DIR" --demo-seed false --log-level warn \
+	--daily-transfer-limit 1000000000.00 >"$DIR/serve.log" 2>&1 &
 SERVE_PID=$!
 t0=$(now)
 until curl -fsS -o /dev/null "$URL/readyz" 2>/dev/null; do
@@ -210,6 +215,24 @@ if [[ $BIG == 1 ]]; then
 		--concurrency "$CLIENTS" --duration 0 --reads --read-duration "$READ_DURATION" | tee "$DIR/bigreads.txt" || check_rc=$?
 fi
 
+# Statements: BenchmarkStatement10k (pkg/bank, on a database of its own
+# from pkg/testdb) writes a 10,000-row statement as CSV and as PDF; it needs
+# the Go toolchain and the source tree.
+echo "== statements: BenchmarkStatement10k"
+STMT_LINE="not run (no Go toolchain)"
+if command -v "${GO:-go}" >/dev/null 2>&1; then
+	STMT_OUT=$DIR/statement.txt
+	if "${GO:-go}" test ./pkg/bank -run '^$' -bench '^BenchmarkStatement10k$' -benchtime 3x -count 1 | tee "$STMT_OUT"; then
+		# "X ms / Y MB peak" of one sub-benchmark: its ns/op and peak-MB columns.
+		stmt() { awk -v name="BenchmarkStatement10k/$1" 'index($1, name) == 1 {
+			for (i = 2; i < NF; i++) { if ($(i+1) == "ns/op") ms = $i / 1e6; if ($(i+1) == "peak-MB") mb = $i }
+			printf "%.0f ms / %.1f MB peak", ms, mb; exit }' "$STMT_OUT"; }
+		STMT_LINE="csv $(stmt csv), pdf $(stmt pdf)"
+	else
+		STMT_LINE="failed (see above)"
+	fi
+fi
+
 API_RPS=$(metric "transfer requests/s")
 API_OK=$(metric "transfers/s (201)")
 # Deadlocks PostgreSQL detected (each costs deadlock_timeout, 1 s, before a retry).
@@ -241,6 +264,7 @@ printf '%-38s %s\n' \
 	"ledger rows (after API run)" "$(metric 'ledger rows')" \
 	"push p99 since request / after 201" "$(rmetric 'push since request p99') / $(rmetric 'push after 201 p99')  ($(rmetric pushes))" \
 	"invariant after API / after pgbench" "$(metric invariant) / $(awk -F'  +' '$1 == "invariant" { print $2 }' "$DIR/check.txt")"
+echo "statement 10,000 rows: $STMT_LINE"
 if [[ $BIG == 1 ]]; then
 	big() { awk -F'  +' -v k="$1" '$1 == k { print $2; exit }' "$DIR/bigreads.txt"; }
 	printf '%-38s %s\n' \

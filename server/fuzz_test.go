@@ -307,6 +307,21 @@ func FuzzHistory(f *testing.F) {
 	})
 }
 
+// FuzzStatement drives the statement's query string; a period is at most
+// 366 days of a two-row account, so each input stays small.
+func FuzzStatement(f *testing.F) {
+	fe := newFuzzEnv(f)
+	f.Add(fe.aliceAcct.number, "2026-01-01", "2026-12-31", "csv")
+	f.Add(fe.aliceAcct.number, "1970-01-01", "1970-01-01", "PDF")
+	f.Add(fe.bobAcct.number, "2026-02-01", "2026-01-01", "pdf")
+	f.Add("\x00", "2026-02-30", "9999-12-31", "\x00")
+	f.Add("\xff", "0000-01-01", "-2026-01-01", "xlsx")
+	f.Add(strings.Repeat("9", 35), "2026-01-01T00:00:00Z", "", "csv ")
+	f.Fuzz(func(t *testing.T, account, from, to, format string) {
+		fe.send(t, "GET", "/api/user/statements?"+qs("account_id", account, "from", from, "to", to, "format", format), fe.alice.token, nil)
+	})
+}
+
 func FuzzNotifications(f *testing.F) {
 	fe := newFuzzEnv(f)
 	f.Add("all", "10", "", "1")

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v3"
+
+	"meridian/pkg/bank"
 )
 
 // metrics counts requests for /metrics in the Prometheus text format.
@@ -84,5 +86,14 @@ func (m *metrics) render() string {
 
 func (s *Server) metricsHandler(c fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, "text/plain; version=0.0.4; charset=utf-8")
-	return c.SendString(s.metrics.render())
+	return c.SendString(s.metrics.render() + schedulerMetrics(s.svc.SchedulerStats()))
+}
+
+// schedulerMetrics renders this process's scheduler figures.
+func schedulerMetrics(st bank.SchedulerStats) string {
+	var b strings.Builder
+	b.WriteString("# HELP meridian_scheduled_runs_total Occurrences of scheduled transfers this instance ran, by outcome.\n# TYPE meridian_scheduled_runs_total counter\n")
+	fmt.Fprintf(&b, "meridian_scheduled_runs_total{status=\"succeeded\"} %d\nmeridian_scheduled_runs_total{status=\"failed\"} %d\n", st.RunsSucceeded, st.RunsFailed)
+	fmt.Fprintf(&b, "# HELP meridian_scheduler_last_tick_seconds How long this instance's last pass over the due scheduled transfers took.\n# TYPE meridian_scheduler_last_tick_seconds gauge\nmeridian_scheduler_last_tick_seconds %g\n", st.LastTick.Seconds())
+	return b.String()
 }

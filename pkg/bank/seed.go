@@ -168,6 +168,13 @@ func (s *Service) SeedDemo(ctx context.Context) (created bool, err error) {
 	if _, err := s.CreateMoneyRequest(ctx, bob, MoneyRequestInput{RequesterID: "200300400", RecipientID: "100200300", Amount: 75_00, Description: "Concert tickets"}); err != nil {
 		return false, err
 	}
+	// Alice pays her rent share monthly, from the first of next month.
+	y, m, _ := now.UTC().Date()
+	firstRent := time.Date(y, m+1, 1, 9, 0, 0, 0, time.UTC)
+	if _, err := s.CreateScheduledTransfer(ctx, alice, ScheduledTransferInput{AccountID: "100200300", ToAccountID: "200300400",
+		Amount: 800_00, Description: "Rent share", RunAt: firstRent.Format(time.RFC3339), Frequency: FrequencyMonthly}); err != nil {
+		return false, err
+	}
 	// Alice keeps Bob's account as a payee.
 	if _, err := s.CreatePayee(ctx, alice, PayeeInput{Nickname: "Bob", AccountNumber: "200300400"}); err != nil {
 		return false, err

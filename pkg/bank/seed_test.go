@@ -68,6 +68,11 @@ func TestSeedDemo(t *testing.T) {
 	if n := messagesOf(t, s, alice.UserID); len(n) == 0 {
 		t.Fatal("alice has no notifications")
 	}
+	plans, err := s.ListScheduledTransfers(ctx, alice, 0)
+	if err != nil || len(plans) != 1 || plans[0].Frequency != FrequencyMonthly || plans[0].ToAccountID != "200300400" ||
+		plans[0].Status != ScheduleActive || plans[0].NextRunAt == nil || !plans[0].NextRunAt.After(time.Now()) || plans[0].NextRunAt.Day() != 1 {
+		t.Fatalf("alice's scheduled transfers %+v %v", plans, err)
+	}
 	wantLedgersBalanced(t, s)
 	if p, err := s.ListPayees(ctx, alice); err != nil || len(p) != 1 || p[0].AccountNumber != "200300400" || p[0].HolderName != "Bob Jones" {
 		t.Fatalf("alice's payees %+v %v", p, err)

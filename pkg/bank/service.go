@@ -62,6 +62,8 @@ type Service struct {
 	sessions   *sessionCache           // verified sessions, while revocations reach us (sessioncache.go)
 	seen       *seenSessions           // sessions used since the last flush of their last use (sessions.go)
 	twoFactor  twoFactorKeys           // keys of two-factor secrets and backup codes at rest (twofactor.go)
+	scheduler  schedulerCounters       // what the scheduler ran in this process (scheduled.go)
+	pdfRows    int                     // the most rows of a PDF statement (0: MaxPDFStatementRows; tests lower it)
 }
 
 // New returns a Service over db.

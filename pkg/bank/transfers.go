@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"meridian/pkg/errs"
@@ -100,57 +102,21 @@ func requestHash(in TransferInput) string {
 // idempotency_key_reused (409) or user_deactivated (401, the sender was
 // deactivated meanwhile).
 func (s *Service) Transfer(ctx context.Context, a Actor, in TransferInput, idempotencyKey string) (TransferResult, error) {
-	if err := requireCustomer(a); err != nil {
+	// The scheduler's keys (scheduledKey) are the bank's own: a customer who
+	// took one first could make an occurrence of their series replay a
+	// transfer of their choosing instead of running.
+	if strings.HasPrefix(idempotencyKey, scheduledKeyPrefix) {
+		return TransferResult{}, errs.Field("Idempotency-Key", "Idempotency-Key must not start with "+scheduledKeyPrefix)
+	}
+	call, err := s.checkTransfer(ctx, a, in, idempotencyKey)
+	if err != nil {
 		return TransferResult{}, err
 	}
-	if err := checkUserID(a, in.UserID); err != nil {
-		return TransferResult{}, err
-	}
-	var err error
-	if in.AccountID, err = cleanAccountRef("account_id", in.AccountID, true); err != nil {
-		return TransferResult{}, err
-	}
-	if in.ToAccountID, err = cleanAccountRef("to_account_id", in.ToAccountID, true); err != nil {
-		return TransferResult{}, err
-	}
-	if err := s.checkAmount(ctx, a, "amount", in.Amount, in.AccountID); err != nil {
-		return TransferResult{}, err
-	}
-	if in.Description, err = cleanDescription(in.Description); err != nil {
-		return TransferResult{}, err
-	}
-	if err := checkText("Idempotency-Key", idempotencyKey, MaxIdempotencyKeyLen, false); err != nil {
-		return TransferResult{}, err
-	}
-	hash := requestHash(in)
-	var key any // NULL: no Idempotency-Key
-	if idempotencyKey != "" {
-		key = idempotencyKey
-	}
-
-	// One statement, one round trip: transfer_money (migrations 0008, 0013)
-	// claims the key, locks both accounts in id order, checks (the daily
-	// limit last, spend_daily_limit), moves the money,
-	// writes both ledger rows, the notification and the audit row, and
-	// stores the answer, in the statement's own transaction.
 	var out TransferResult
 	err = s.retry(func() error {
-		var body, refused sql.NullString
-		err := s.db.QueryRowContext(ctx, `SELECT replayed, body, refused FROM transfer_money($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-			a.UserID, in.AccountID, in.ToAccountID, in.Amount, in.Description, key, hash, s.now(), IdempotencyWindow.String(), ledgerDate(ctx),
-			s.settings.DailyTransferLimit).
-			Scan(&out.Replayed, &body, &refused)
-		switch {
-		case err != nil:
-			return backstop(err)
-		case refused.Valid:
-			if e, ok := refusals[refused.String]; ok {
-				return e
-			}
-			return errs.Wrap(errors.New(refused.String), "transfer refused")
-		}
-		out.Body = json.RawMessage(body.String)
-		return nil
+		var err error
+		out, err = call.run(ctx, s.db)
+		return err
 	})
 	if err != nil {
 		return TransferResult{}, err
@@ -158,6 +124,81 @@ func (s *Service) Transfer(ctx context.Context, a Actor, in TransferInput, idemp
 	if !out.Replayed {
 		s.pokeSealer() // committed: the sealer numbers the new notification and audit row
 	}
+	return out, nil
+}
+
+// transferCall is a transfer whose input passed every check: what
+// transfer_money is called with.
+type transferCall struct {
+	user int64
+	in   TransferInput
+	key  any // NULL: no Idempotency-Key
+	hash string
+	now  time.Time
+	// dailyLimit is the configured default daily limit; transfer_money
+	// applies the sender's own limit when an admin set one.
+	dailyLimit money.Amount
+}
+
+// checkTransfer runs the checks of Transfer that need no lock: the
+// caller's role and user_id, the account numbers, the amount, the
+// description and the Idempotency-Key. The scheduler (scheduled.go) runs
+// them too, so a scheduled run is checked exactly as a transfer is.
+func (s *Service) checkTransfer(ctx context.Context, a Actor, in TransferInput, idempotencyKey string) (transferCall, error) {
+	if err := requireCustomer(a); err != nil {
+		return transferCall{}, err
+	}
+	if err := checkUserID(a, in.UserID); err != nil {
+		return transferCall{}, err
+	}
+	var err error
+	if in.AccountID, err = cleanAccountRef("account_id", in.AccountID, true); err != nil {
+		return transferCall{}, err
+	}
+	if in.ToAccountID, err = cleanAccountRef("to_account_id", in.ToAccountID, true); err != nil {
+		return transferCall{}, err
+	}
+	if err := s.checkAmount(ctx, a, "amount", in.Amount, in.AccountID); err != nil {
+		return transferCall{}, err
+	}
+	if in.Description, err = cleanDescription(in.Description); err != nil {
+		return transferCall{}, err
+	}
+	if err := checkText("Idempotency-Key", idempotencyKey, MaxIdempotencyKeyLen, false); err != nil {
+		return transferCall{}, err
+	}
+	call := transferCall{user: a.UserID, in: in, hash: requestHash(in), now: s.now(), dailyLimit: s.settings.DailyTransferLimit}
+	if idempotencyKey != "" {
+		call.key = idempotencyKey
+	}
+	return call, nil
+}
+
+// run sends the transfer on q: the pool (its own transaction) or a
+// transaction of the caller's (the scheduler's, so the transfer and its
+// run row commit together).
+//
+// One statement, one round trip: transfer_money (migrations 0008, 0013)
+// claims the key, locks both accounts in id order, checks (the daily limit
+// last, spend_daily_limit), moves the money, writes both ledger rows, the
+// notification and the audit row, and stores the answer.
+func (c transferCall) run(ctx context.Context, q sqlx.QueryerContext) (TransferResult, error) {
+	var out TransferResult
+	var body, refused sql.NullString
+	err := q.QueryRowxContext(ctx, `SELECT replayed, body, refused FROM transfer_money($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		c.user, c.in.AccountID, c.in.ToAccountID, c.in.Amount, c.in.Description, c.key, c.hash, c.now, IdempotencyWindow.String(), ledgerDate(ctx),
+		c.dailyLimit).
+		Scan(&out.Replayed, &body, &refused)
+	switch {
+	case err != nil:
+		return TransferResult{}, backstop(err)
+	case refused.Valid:
+		if e, ok := refusals[refused.String]; ok {
+			return TransferResult{}, e
+		}
+		return TransferResult{}, errs.Wrap(errors.New(refused.String), "transfer refused")
+	}
+	out.Body = json.RawMessage(body.String)
 	var reply transferReply
 	if err := json.Unmarshal(out.Body, &reply); err != nil {
 		return TransferResult{}, errs.Wrap(err, "transfer reply")

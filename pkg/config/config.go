@@ -28,16 +28,19 @@ type Config struct {
 	TokenTTL         time.Duration // lifetime of a sign-in token
 	RequestsTTL      time.Duration // a PENDING money request expires after this
 	ExpiryInterval   time.Duration // how often serve looks for expired requests
-	MaxAmount        money.Amount  // the largest amount accepted in one operation
-	LogLevel         string        // debug, info, warn, error
-	LogFormat        string        // text or json
-	DemoSeed         bool          // seed demo data (published passwords) on the first start of an empty database
-	LookupPerMinute  int           // account-number lookups a user may make per minute
-	DatabasePoolSize int           // connections a command opens at most
-	SealInterval     time.Duration // serve seals committed events at least this often
-	AllowedOrigins   []string      // browser origins besides the server's own that may open /ws
-	WSMaxPerUser     int           // open WebSockets per user per instance
-	RequestTimeout   time.Duration // every request's deadline, down to PostgreSQL's statement_timeout
+	// SchedulerInterval is how often serve runs the scheduled transfers
+	// that are due.
+	SchedulerInterval time.Duration
+	MaxAmount         money.Amount  // the largest amount accepted in one operation
+	LogLevel          string        // debug, info, warn, error
+	LogFormat         string        // text or json
+	DemoSeed          bool          // seed demo data (published passwords) on the first start of an empty database
+	LookupPerMinute   int           // account-number lookups a user may make per minute
+	DatabasePoolSize  int           // connections a command opens at most
+	SealInterval      time.Duration // serve seals committed events at least this often
+	AllowedOrigins    []string      // browser origins besides the server's own that may open /ws
+	WSMaxPerUser      int           // open WebSockets per user per instance
+	RequestTimeout    time.Duration // every request's deadline, down to PostgreSQL's statement_timeout
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// (the sign-in limit per address); empty: the TCP peer is the client.
 	TrustedProxies []netip.Prefix
@@ -67,6 +70,7 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"token_ttl", "24h", "lifetime of a sign-in token"},
 	{"requests_ttl", "72h", "a pending money request expires after this"},
 	{"expiry_interval", "30s", "how often serve expires old money requests"},
+	{"scheduler_interval", "5s", "how often serve runs the scheduled transfers that are due"},
 	{"max_amount", "1000000000.00", "the largest amount accepted in one operation"},
 	{"log_level", "info", "debug, info, warn or error"},
 	{"log_format", "text", "text or json"},
@@ -125,6 +129,7 @@ func Load(get func(key string) string) (Config, error) {
 		dst *time.Duration
 		min time.Duration
 	}{{"token_ttl", &c.TokenTTL, time.Minute}, {"requests_ttl", &c.RequestsTTL, time.Second}, {"expiry_interval", &c.ExpiryInterval, 100 * time.Millisecond},
+		{"scheduler_interval", &c.SchedulerInterval, 100 * time.Millisecond},
 		{"seal_interval", &c.SealInterval, 10 * time.Millisecond}, {"request_timeout", &c.RequestTimeout, 100 * time.Millisecond}}
 	for _, d := range durations {
 		*d.dst, err = time.ParseDuration(strings.TrimSpace(get(d.key)))

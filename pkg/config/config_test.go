@@ -14,6 +14,9 @@ func TestDefaults(t *testing.T) {
 	if c.Addr != ":8080" || c.TokenTTL != 24*time.Hour || c.RequestsTTL != 72*time.Hour || c.DatabaseURL != "" || c.MaxAmount != 1_000_000_000_00 || c.RequestTimeout != 10*time.Second {
 		t.Fatalf("unexpected defaults: %+v", c)
 	}
+	if c.SchedulerInterval != 5*time.Second {
+		t.Fatalf("scheduler_interval defaults to 5s, got %s", c.SchedulerInterval)
+	}
 	if c.SealInterval != time.Second || c.WSMaxPerUser != 10 || len(c.AllowedOrigins) != 0 {
 		t.Fatalf("unexpected event defaults: %+v", c)
 	}
@@ -54,6 +57,7 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"data_dir":               "",
 		"lookup_per_minute":      "0",
 		"expiry_interval":        "1ns",
+		"scheduler_interval":     "50ms",
 		"trusted_proxies":        "10.0.0.1, proxy.internal",
 		"max_password_checks":    "-1",
 		"database_app_role":      "app; DROP ROLE x",

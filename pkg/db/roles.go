@@ -11,10 +11,12 @@ import (
 )
 
 // AppendOnlyTables are the tables whose rows are never changed or removed
-// once written: the ledger and the audit records. The runtime role may read
-// and insert them, nothing else; only the owner (migrations) may do more.
+// once written: the ledger, the audit records and the runs of scheduled
+// transfers (the last guard of "each occurrence once"). The runtime role
+// may read and insert them, nothing else; only the owner (migrations) may
+// do more.
 // A table listed here that does not exist (yet) is skipped.
-var AppendOnlyTables = []string{"transactions", "audit_log", "audit_chain", "notification_feed"}
+var AppendOnlyTables = []string{"transactions", "audit_log", "audit_chain", "notification_feed", "scheduled_transfer_runs"}
 
 // ReadOnlyTables are the owner's bookkeeping, which the runtime role may only
 // read: the migrations applied (a role that could write it could make the
@@ -25,10 +27,11 @@ var AppendOnlyTables = []string{"transactions", "audit_log", "audit_chain", "not
 var ReadOnlyTables = []string{"schema_migrations", "event_sealer"}
 
 // KeptTables hold rows that change but are never removed: a user is
-// deactivated, an account closed, never deleted. Ledger, notification and
-// audit rows point at them without foreign keys on the money path
-// (migrations/0009), so the runtime role may not DELETE them.
-var KeptTables = []string{"users", "accounts"}
+// deactivated, an account closed, a scheduled transfer cancelled, never
+// deleted. Ledger, notification and audit rows point at them without
+// foreign keys on the money path (migrations/0009), so the runtime role may
+// not DELETE them.
+var KeptTables = []string{"users", "accounts", "scheduled_transfers"}
 
 // DefaultAppRole is the runtime role of the embedded database, and the
 // default of database_app_role.

@@ -298,6 +298,10 @@ type harness struct {
 	serve  *exec.Cmd
 	exited chan struct{}
 	starts int
+	// serveArgs are added to serve's flags (scheduled_test.go: a short
+	// scheduler_interval); logName, when set, names its log files.
+	serveArgs []string
+	logName   string
 }
 
 func (h *harness) url() string { return fmt.Sprintf("http://127.0.0.1:%d", h.port) }
@@ -317,12 +321,17 @@ func (h *harness) env() []string {
 func (h *harness) startServe() {
 	h.t.Helper()
 	h.starts++
-	logf, err := os.Create(filepath.Join(h.dir, fmt.Sprintf("serve-%d.log", h.starts)))
+	name := h.logName
+	if name == "" {
+		name = "serve"
+	}
+	logf, err := os.Create(filepath.Join(h.dir, fmt.Sprintf("%s-%d.log", name, h.starts)))
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	cmd := exec.Command(h.bin, "serve", "--addr", fmt.Sprintf("127.0.0.1:%d", h.port), "--data-dir", h.dir,
-		"--demo-seed", "false", "--log-level", "warn")
+	args := append([]string{"serve", "--addr", fmt.Sprintf("127.0.0.1:%d", h.port), "--data-dir", h.dir,
+		"--demo-seed", "false", "--log-level", "warn"}, h.serveArgs...)
+	cmd := exec.Command(h.bin, args...)
 	cmd.Env = h.env()
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
@@ -461,7 +470,7 @@ func (h *harness) postmasterPID() int {
 }
 
 func (h *harness) serveLogTail() string {
-	logs, _ := filepath.Glob(filepath.Join(h.dir, "serve-*.log"))
+	logs, _ := filepath.Glob(filepath.Join(h.dir, "serve*-*.log"))
 	sort.Strings(logs)
 	var b strings.Builder
 	for _, l := range logs {

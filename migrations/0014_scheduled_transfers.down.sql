@@ -1,0 +1,2 @@
+DROP TABLE scheduled_transfer_runs;
+DROP TABLE scheduled_transfers;
