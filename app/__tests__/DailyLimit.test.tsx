@@ -91,7 +91,10 @@ describe("an admin sets a customer's daily limit", () => {
   }
 
   it('Daily limit (customers only) opens a form; the amount goes to PUT /api/admin/users/{id}/limits', async () => {
-    const { calls } = server({ 'PUT /api/admin/users/2/limits': (body) => jsonResponse(200, body) });
+    const { calls } = server({
+      'PUT /api/admin/users/2/limits': (body) =>
+        jsonResponse(200, { user_id: 2, daily_transfer_limit: Number((body as { daily_transfer_limit: string }).daily_transfer_limit), default: false }),
+    });
     renderElement(<UsersScreen />);
     await screen.findByText('Alice Smith');
     expect(screen.queryByTestId('user-limit-1')).toBeNull();
@@ -102,7 +105,7 @@ describe("an admin sets a customer's daily limit", () => {
     expect(await screen.findByText('Daily limit is required.')).toBeTruthy();
     fireEvent.changeText(screen.getByTestId('user-limit-amount'), '12.345');
     fireEvent.press(screen.getByTestId('user-limit-submit'));
-    expect(await screen.findByText('Amount must be at least 0.01, with at most 2 decimals.')).toBeTruthy();
+    expect(await screen.findByText('Daily limit must be 0 or more, with at most 2 decimals.')).toBeTruthy();
     expect(calls.some((c) => c.method === 'PUT')).toBe(false);
 
     fireEvent.changeText(screen.getByTestId('user-limit-amount'), '2500.50');
@@ -110,6 +113,17 @@ describe("an admin sets a customer's daily limit", () => {
     expect(await screen.findByText('Daily limit of Alice Smith set')).toBeTruthy();
     expect(calls.find((c) => c.method === 'PUT')).toMatchObject({ path: '/api/admin/users/2/limits', body: { daily_transfer_limit: '2500.50' } });
     await waitFor(() => expect(screen.queryByTestId('user-limit-modal')).toBeNull());
+  });
+
+  it("'Use the bank's default limit' sends null", async () => {
+    const { calls } = server({ 'PUT /api/admin/users/2/limits': () => jsonResponse(200, { user_id: 2, daily_transfer_limit: 10000, default: true }) });
+    renderElement(<UsersScreen />);
+    fireEvent.press(await screen.findByTestId('user-limit-2'));
+    fireEvent.press(await screen.findByTestId('user-limit-default'));
+    expect(screen.queryByTestId('user-limit-amount')).toBeNull();
+    fireEvent.press(screen.getByTestId('user-limit-submit'));
+    expect(await screen.findByText('Daily limit of Alice Smith back to the default')).toBeTruthy();
+    expect(calls.find((c) => c.method === 'PUT')?.body).toEqual({ daily_transfer_limit: null });
   });
 
   it("a refusal shows the server's sentence and keeps the form", async () => {

@@ -125,10 +125,11 @@ describe('payee, limit and statement forms', () => {
     expect(payeeFormError({ nickname: 'Landlord', accountNumber: '900800700' })).toBeNull();
   });
 
-  it('daily limit: required, positive money', () => {
+  it('daily limit: required, money of 0 or more', () => {
     expect(dailyLimitError('')).toBe('Daily limit is required.');
-    expect(dailyLimitError('0')).toBe(INVALID_AMOUNT_MESSAGE);
-    expect(dailyLimitError('-5')).toBe(INVALID_AMOUNT_MESSAGE);
+    expect(dailyLimitError('-5')).toBe('Daily limit must be 0 or more, with at most 2 decimals.');
+    expect(dailyLimitError('1.005')).toBe('Daily limit must be 0 or more, with at most 2 decimals.');
+    expect(dailyLimitError('0')).toBeNull();
     expect(dailyLimitError('2500.50')).toBeNull();
   });
 

@@ -101,10 +101,10 @@ export function payeeFormError(form: { nickname: string; accountNumber: string }
   return null;
 }
 
-/** An admin's daily limit for a customer: required, positive money. */
+/** An admin's daily limit for a customer: required, money of 0 or more (0: no transfers to others). */
 export function dailyLimitError(amount: string): string | null {
   if (!amount.trim()) return 'Daily limit is required.';
-  if (!isValidAmount(amount)) return INVALID_AMOUNT_MESSAGE;
+  if (!isMoneyText(amount)) return 'Daily limit must be 0 or more, with at most 2 decimals.';
   return null;
 }
 

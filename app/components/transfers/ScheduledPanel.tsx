@@ -2,13 +2,12 @@ import { useState } from 'react';
 import { View, type ViewStyle } from 'react-native';
 
 import { useErrorToast } from '../../hooks/useErrorToast';
-import { useAccounts } from '../../services/api/accounts';
 import { errorMessage } from '../../services/api/client';
 import { useCancelScheduledTransfer, useScheduledTransfers } from '../../services/api/scheduled';
 import type { ScheduledTransfer } from '../../services/api/types';
 import { toast } from '../../state/toast';
 import { useThemed, type ThemedStyle } from '../../theme';
-import { currencyOf, formatMoney, localDateTimeText } from '../../utils/format';
+import { formatMoney, localDateTimeText } from '../../utils/format';
 import { Badge, type BadgeTone } from '../Badge';
 import { Button } from '../Button';
 import { Card } from '../Card';
@@ -24,7 +23,6 @@ const frequencyLabel = (f: string) => FREQUENCIES.find((x) => x.value === f)?.la
 /** The Scheduled tab of Transfer Funds: the series with their next run, Cancel, and their past runs. */
 export function ScheduledPanel() {
   const themed = useThemed();
-  const accounts = useAccounts();
   const series = useScheduledTransfers();
   const cancel = useCancelScheduledTransfer();
   const [formOpen, setFormOpen] = useState(false);
@@ -45,7 +43,7 @@ export function ScheduledPanel() {
     { key: 'next_run_at', title: 'Next run', render: (s) => (s.status === 'active' ? localDateTimeText(s.next_run_at) || '-' : '-') },
     { key: 'frequency', title: 'Frequency', render: (s) => frequencyLabel(s.frequency) },
     { key: 'to', title: 'To Account', render: (s) => s.to_account_id },
-    { key: 'amount', title: 'Amount', render: (s) => formatMoney(s.amount, currencyOf(accounts.data, s.account_id, s.to_account_id)) },
+    { key: 'amount', title: 'Amount', render: (s) => formatMoney(s.amount, s.currency) },
     { key: 'until', title: 'Ends', render: (s) => (s.frequency === 'once' ? '-' : s.until ? localDateTimeText(s.until).slice(0, 10) : 'Never') },
     {
       key: 'status',
@@ -96,7 +94,7 @@ export function ScheduledPanel() {
       <ConfirmDialog
         visible={cancelling !== null}
         title="Cancel scheduled transfer"
-        message={cancelling ? `Cancel the ${frequencyLabel(cancelling.frequency).toLowerCase()} transfer of ${formatMoney(cancelling.amount, currencyOf(accounts.data, cancelling.account_id))} to ${cancelling.to_account_id}? Past runs stay in your history.` : ''}
+        message={cancelling ? `Cancel the ${frequencyLabel(cancelling.frequency).toLowerCase()} transfer of ${formatMoney(cancelling.amount, cancelling.currency)} to ${cancelling.to_account_id}? Past runs stay in your history.` : ''}
         confirmLabel="Cancel transfer"
         cancelLabel="Keep it"
         busy={cancel.isPending}

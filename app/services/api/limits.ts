@@ -2,14 +2,14 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 
 import { api } from './client';
 import { queryKeys } from './keys';
-import type { AmountInput, DailyLimit } from './types';
+import type { DailyLimit, DailyLimitPayload, UserLimit } from './types';
 
 export const limitsApi = {
   /** The caller's daily outgoing limit and today's use of it, one row per currency. */
   mine: () => api.get<DailyLimit[]>('/user/limits'),
-  /** Admin: sets one customer's daily outgoing limit. */
-  setForUser: (userId: number, limit: AmountInput) =>
-    api.put<unknown>(`/admin/users/${userId}/limits`, { daily_transfer_limit: limit }),
+  /** Admin: sets one customer's daily outgoing limit (the same in each currency); null: back to the configured default. */
+  setForUser: (userId: number, limit: DailyLimitPayload['daily_transfer_limit']) =>
+    api.put<UserLimit>(`/admin/users/${userId}/limits`, { daily_transfer_limit: limit } satisfies DailyLimitPayload),
 };
 
 /** GET /api/user/limits; refreshed by invalidateMoneyQueries after every money change. */
@@ -25,6 +25,6 @@ export function limitFor(rows: DailyLimit[] | undefined, currency: string | unde
 
 export function useSetDailyLimit() {
   return useMutation({
-    mutationFn: ({ userId, limit }: { userId: number; limit: AmountInput }) => limitsApi.setForUser(userId, limit),
+    mutationFn: ({ userId, limit }: { userId: number; limit: DailyLimitPayload['daily_transfer_limit'] }) => limitsApi.setForUser(userId, limit),
   });
 }

@@ -74,71 +74,25 @@ export type ServerNotification = S['Notification'];
 /** A live push on /ws (fields may be missing from older servers: the app fills them in). */
 export type PushedNotification = Partial<S['LiveNotification']> & { message: string };
 
-// ---------------------------------------------------------------------------
 // Payees, daily limits, scheduled transfers, statements (contract §6).
-// TEMPORARY: written from the contract until server/openapi.json documents
-// them; then these become aliases of the generated schemas, like the rest.
 
 /** A saved recipient: GET /api/user/payees. */
-export interface Payee {
-  id: number;
-  nickname: string;
-  account_number: string;
-  holder_name: string;
-  created_at: string;
-}
-export interface PayeePayload {
-  nickname: string;
-  account_number: string;
-}
+export type Payee = S['Payee'];
+export type PayeePayload = Omit<S['PayeeInput'], 'user_id'>;
 
 /** One currency's daily outgoing limit and what today's transfers used of it: GET /api/user/limits. */
-export interface DailyLimit {
-  daily_transfer_limit: Amount;
-  used_today: Amount;
-  currency: string;
-}
-export interface DailyLimitPayload {
-  daily_transfer_limit: AmountInput;
-}
+export type DailyLimit = S['DailyLimit'];
+/** An admin's change: an amount, or null for the configured default. */
+export type DailyLimitPayload = S['UserLimitInput'];
+export type UserLimit = S['UserLimit'];
 
-export type ScheduleFrequency = 'once' | 'daily' | 'weekly' | 'monthly';
-export type ScheduleStatus = 'active' | 'completed' | 'cancelled';
-export interface ScheduledTransfer {
-  id: number;
-  account_id: string;
-  to_account_id: string;
-  amount: Amount;
-  description: string;
-  frequency: ScheduleFrequency;
-  next_run_at: string | null;
-  until?: string | null;
-  status: ScheduleStatus;
-  created_at: string;
-}
-export interface ScheduledTransferPayload {
-  account_id: string;
-  to_account_id: string;
-  amount: AmountInput;
-  description: string;
-  /** RFC 3339, not in the past. */
-  run_at: string;
-  frequency: ScheduleFrequency;
-  until?: string;
-}
+export type ScheduledTransfer = S['ScheduledTransfer'];
+export type ScheduleFrequency = ScheduledTransfer['frequency'];
+export type ScheduleStatus = ScheduledTransfer['status'];
+export type ScheduledTransferPayload = S['ScheduledTransferInput'];
 /** One past occurrence of a series: GET /api/user/scheduled-transfers/{id}/runs. */
-export interface ScheduledRun {
-  run_at: string;
-  status: 'succeeded' | 'failed';
-  reason?: string | null;
-  transaction_id?: number | null;
-}
+export type ScheduledRun = S['ScheduledRun'];
 
-export type StatementFormat = 'csv' | 'pdf';
-/** GET /api/user/statements: dates are YYYY-MM-DD, both included. */
-export interface StatementQuery {
-  account_id: string;
-  from: string;
-  to: string;
-  format: StatementFormat;
-}
+/** GET /api/user/statements: dates are YYYY-MM-DD (UTC days), both included. */
+export type StatementQuery = Required<operations['getStatement']['parameters']['query']>;
+export type StatementFormat = StatementQuery['format'];
