@@ -1,13 +1,14 @@
 // End-to-end: the real bin/meridian (embedded PostgreSQL, fresh data dir) and
 // the embedded web app in Debian's Chromium. Run with `npm run e2e`.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { newCustomer, openAccount, unique } from './lib/api.mjs';
 import { byTestId, openBrowser } from './lib/browser.mjs';
 import { ROOT, startServer } from './lib/server.mjs';
+import { selectContaining } from './screens/walk.mjs';
 
 const ARTIFACTS = join(ROOT, 'e2e', 'artifacts');
 const ALICE = { email: 'alice@meridian.test', password: 'alice12345' };
@@ -59,7 +60,8 @@ async function pageTitle(page) {
 const storage = (page, key) => page.evaluate((k) => window.localStorage.getItem(k), key);
 
 before(async () => {
-  server = await startServer();
+  // Scheduled transfers run within scheduler_interval of their time: 1 s here, so the walk waits seconds, not minutes.
+  server = await startServer({ env: { MERIDIAN_SCHEDULER_INTERVAL: '1s' } });
 });
 
 after(async () => {
@@ -316,6 +318,93 @@ describe('Meridian web app against bin/meridian', () => {
       // Stored as read on the server.
       const stored = await b.client.get('/user/notifications');
       assert.equal(stored.find((n) => n.message === message)?.is_new, false);
+    });
+  });
+
+  test('payee saved, a transfer scheduled seconds ahead runs and notifies, statements downloaded as CSV and PDF', async () => {
+    const payer = await newCustomer(server.baseURL, 'Sam Scheduler');
+    const payerAccount = await openAccount(payer, 100);
+    const payee = await newCustomer(server.baseURL, 'Pat Payee');
+    const payeeAccount = await openAccount(payee, 0);
+
+    await scenario('payees, scheduled transfer, statements', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, payer);
+      await page.locator(byTestId('shell')).waitFor();
+      await page.locator(`${byTestId('notifications-button')}[data-live="open"]`).waitFor();
+
+      // Save as payee from the transfer form: the number is looked up, then saved with a nickname.
+      await page.goto(`${server.baseURL}/transfer-funds`);
+      await page.locator(byTestId('transfer-open')).click();
+      await page.locator(byTestId('transfer-to')).fill(payeeAccount.account_number);
+      await page.locator(byTestId('transfer-recipient-name')).getByText('Pat Payee').waitFor();
+      await selectContaining(page, 'transfer-from', payerAccount.account_number);
+      await page.locator(byTestId('transfer-limit-used')).getByText('Used today: $0.00 of $10,000.00').waitFor();
+      await page.locator(byTestId('transfer-save-payee-nickname')).fill('Pat');
+      await page.locator(byTestId('transfer-save-payee-submit')).click();
+      await expectToast(page, 'Payee saved');
+      await page.keyboard.press('Escape');
+      await page.locator(byTestId('transfer-modal')).waitFor({ state: 'detached' });
+      await page.locator(byTestId('transfer-tab-payees')).click();
+      const payeeRow = page.locator(byTestId('payees-table')).getByText('Pat Payee');
+      await payeeRow.waitFor();
+      const saved = await payer.client.get('/user/payees');
+      assert.deepEqual(saved.map((p) => [p.nickname, p.account_number, p.holder_name]), [['Pat', payeeAccount.account_number, 'Pat Payee']]);
+
+      // Schedule a single transfer to the payee, for this minute: it runs a few seconds later.
+      await page.locator(byTestId('transfer-tab-scheduled')).click();
+      await page.locator(byTestId('scheduled-table')).getByText('No scheduled transfers.').waitFor();
+      await page.locator(byTestId('schedule-open')).click();
+      await page.locator(byTestId('schedule-modal')).waitFor();
+      await selectContaining(page, 'schedule-from', payerAccount.account_number);
+      await selectContaining(page, 'schedule-payee', 'Pat');
+      await page.locator(byTestId('schedule-recipient-name')).getByText('Pat Payee').waitFor();
+      assert.equal(await page.locator(byTestId('schedule-to')).inputValue(), payeeAccount.account_number);
+      await page.locator(byTestId('schedule-amount')).fill('3');
+      await page.locator(byTestId('schedule-description')).fill('e2e scheduled');
+      const thisMinute = await page.evaluate(() => {
+        const d = new Date();
+        const p = (n) => String(n).padStart(2, '0');
+        return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+      });
+      await page.locator(byTestId('schedule-first-run')).fill(thisMinute);
+      await page.locator(byTestId('schedule-submit')).click();
+      await expectToast(page, 'Transfer scheduled');
+      const [series] = await payer.client.get('/user/scheduled-transfers');
+      assert.equal(series.frequency, 'once');
+      const ahead = Date.parse(series.next_run_at) - Date.now();
+      assert.ok(ahead > -2_000 && ahead < 15_000, `the first run is seconds ahead (${ahead} ms)`);
+
+      // The run's notification arrives live; the list follows (completed), and its run is listed.
+      const message = `Scheduled transfer of $3.00 to account ${payeeAccount.account_number} succeeded`;
+      await page.locator('[data-testid^="toast-"]', { hasText: message }).first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.locator(byTestId(`schedule-status-${series.id}`)).getByText('completed').waitFor();
+      await page.locator(byTestId(`schedule-runs-${series.id}`)).click();
+      await page.locator(byTestId('schedule-runs-table')).getByText('succeeded').waitFor();
+      await page.keyboard.press('Escape');
+      const received = await payee.client.get('/user/accounts');
+      assert.equal(received[0].balance, 3);
+
+      // Statements of this month: the CSV's header line, then a PDF.
+      await page.goto(`${server.baseURL}/transaction-history?account_id=${payerAccount.account_number}`);
+      await page.locator(byTestId('statement-open')).click();
+      await page.locator(byTestId('statement-modal')).waitFor();
+      let downloading = page.waitForEvent('download');
+      await page.locator(byTestId('statement-submit')).click();
+      const csv = await downloading;
+      assert.match(csv.suggestedFilename(), /\.csv$/);
+      const csvText = readFileSync(await csv.path(), 'utf8');
+      assert.equal(csvText.split(/\r?\n/)[0], 'date,description,type,amount,balance,counterparty');
+      assert.match(csvText, /e2e scheduled/);
+      await expectToast(page, 'Statement downloaded');
+
+      await page.locator(byTestId('statement-open')).click();
+      await selectContaining(page, 'statement-format', 'PDF');
+      downloading = page.waitForEvent('download');
+      await page.locator(byTestId('statement-submit')).click();
+      const pdf = await downloading;
+      assert.match(pdf.suggestedFilename(), /\.pdf$/);
+      assert.equal(readFileSync(await pdf.path()).subarray(0, 4).toString('latin1'), '%PDF');
     });
   });
 

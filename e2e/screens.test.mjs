@@ -38,12 +38,30 @@ const CUSTOMER_ROUTES = [
   { path: '/transfer-funds', screen: 'screen-transfer-funds', name: 'transfer-funds', title: 'Transfer Funds' },
   { path: '/money-request', screen: 'screen-money-request', name: 'money-request', title: 'Money Requests' },
   { path: '/transaction-history?account_id=100200300', screen: 'screen-transaction-history', name: 'transaction-history', title: 'Transaction History' },
+  // States inside pages (tabs, forms): `open` brings the page there before the checks.
+  { path: '/transfer-funds', screen: 'screen-transfer-funds', name: 'transfer-funds-payees', title: 'Transfer Funds', open: (page) => openState(page, ['transfer-tab-payees'], 'payees-table') },
+  { path: '/transfer-funds', screen: 'screen-transfer-funds', name: 'transfer-funds-scheduled', title: 'Transfer Funds', open: (page) => openState(page, ['transfer-tab-scheduled'], 'scheduled-table') },
+  { path: '/transfer-funds', screen: 'screen-transfer-funds', name: 'transfer-funds-schedule-form', title: 'Transfer Funds', open: (page) => openState(page, ['transfer-tab-scheduled', 'schedule-open'], 'schedule-modal') },
+  {
+    path: '/transfer-funds',
+    screen: 'screen-transfer-funds',
+    name: 'transfer-funds-form-payee',
+    title: 'Transfer Funds',
+    open: async (page) => {
+      await openState(page, ['transfer-open'], 'transfer-payee');
+      await selectContaining(page, 'transfer-from', '100200300');
+      await selectContaining(page, 'transfer-payee', 'Bob');
+      await page.locator(tid('transfer-limit-used')).waitFor();
+    },
+  },
+  { path: '/transaction-history?account_id=100200300', screen: 'screen-transaction-history', name: 'statement-form', title: 'Transaction History', open: (page) => openState(page, ['statement-open'], 'statement-modal') },
   { path: '/notifications', screen: 'screen-notifications', name: 'customer-notifications', title: 'Notifications' },
   { path: '/settings', screen: 'screen-settings', name: 'customer-settings', title: 'Settings' },
 ];
 const ADMIN_ROUTES = [
   { path: '/', screen: 'screen-admin-dashboard', name: 'admin-dashboard', title: 'Admin Dashboard' },
   { path: '/users', screen: 'screen-users', name: 'users', title: 'User Management' },
+  { path: '/users', screen: 'screen-users', name: 'users-daily-limit', title: 'User Management', open: (page) => openState(page, ['user-limit-2'], 'user-limit-modal') },
   { path: '/Assign', screen: 'screen-assign', name: 'assign', title: 'Role Assignment' },
   { path: '/logs', screen: 'screen-logs', name: 'logs', title: 'System Logs' },
   { path: '/notifications', screen: 'screen-notifications', name: 'admin-notifications', title: 'Notifications' },
@@ -85,6 +103,14 @@ async function toast(page, text, type) {
 }
 
 const title = async (page) => (await page.locator(tid('page-title')).first().textContent())?.trim();
+
+/** Clicks through `clicks` (testIDs), then waits for `shown` and a quiet page. */
+async function openState(page, clicks, shown) {
+  for (const id of clicks) await page.locator(tid(id)).first().click();
+  await page.locator(tid(shown)).first().waitFor({ state: 'visible' });
+  await page.waitForLoadState('networkidle', { timeout: 5_000 }).catch(() => undefined);
+  await page.waitForTimeout(250);
+}
 
 async function main() {
   console.log('starting bin/meridian on a fresh data dir...');
@@ -386,6 +412,37 @@ async function main() {
     }),
   );
 
+  await step('keyboard: the Transfer Funds tabs, Schedule, Cancel and Download statement are reached with Tab', () =>
+    withBrowser('keyboard customer', {}, async (page) => {
+      await signIn(page, base, ALICE);
+      const reach = async (wanted) => {
+        const seen = new Set();
+        for (let i = 0; i < 120 && wanted.some((w) => ![...seen].some((s) => w.test(s))); i++) {
+          await page.keyboard.press('Tab');
+          const id = await page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? '');
+          if (id) seen.add(id);
+        }
+        const missing = wanted.filter((w) => ![...seen].some((s) => w.test(s)));
+        assert.deepEqual(missing.map(String), [], `not reached by Tab (reached: ${[...seen].join(', ')})`);
+      };
+      await page.goto(`${base}/transfer-funds`);
+      await settle(page, 'screen-transfer-funds');
+      await reach([/^transfer-tab-payees$/, /^transfer-tab-scheduled$/]);
+      // Enter on a focused tab opens it.
+      await page.locator(tid('transfer-tab-scheduled')).focus();
+      await page.keyboard.press('Enter');
+      await page.locator(tid('scheduled-table')).waitFor();
+      await reach([/^schedule-open$/, /^schedule-runs-\d+$/, /^schedule-cancel-\d+$/]);
+      await page.locator(tid('transfer-tab-payees')).focus();
+      await page.keyboard.press('Enter');
+      await page.locator(tid('payees-table')).waitFor();
+      await reach([/^payee-delete-\d+$/]);
+      await page.goto(`${base}/transaction-history?account_id=100200300`);
+      await settle(page, 'screen-transaction-history');
+      await reach([/^statement-open$/]);
+    }),
+  );
+
   // ---------------------------------------------------------------- every screen: screenshots, axe, 390px
   for (const { label, viewport } of VIEWPORTS) {
     for (const theme of THEMES) {
@@ -412,6 +469,7 @@ async function main() {
                 await settle(page, route.screen);
                 assert.equal(currentPath(page), route.path);
                 assert.equal(await title(page), route.title);
+                if (route.open) await route.open(page);
                 await visit(page, route, combo, label);
               } catch (err) {
                 problems.push(`${route.path}: ${err.message.split('\n')[0]}`);

@@ -155,6 +155,24 @@ it('{"type":"resync"} refetches the notifications and what money changes touch',
   await waitFor(() => expect(calls.filter((c) => c.path === '/api/user/notifications')).toHaveLength(2));
 });
 
+it('a pushed notification (a scheduled run, money received) refetches what money changes touch, the scheduled series and limits too', async () => {
+  mockFetch({ 'GET /api/user/notifications': () => jsonResponse(200, []) });
+  const client = makeQueryClient();
+  renderCenter(client);
+  await waitFor(() => expect(sockets).toHaveLength(1));
+  const invalidated: unknown[] = [];
+  const spy = jest.spyOn(client, 'invalidateQueries').mockImplementation(async (filters) => {
+    invalidated.push(filters?.queryKey);
+  });
+  act(() => {
+    sockets[0].onopen?.({});
+    sockets[0].onmessage?.({ data: JSON.stringify({ id: 90, message: 'Scheduled transfer of $3.00 to account 200300400 succeeded', user_id: 4 }) });
+  });
+  expect(await screen.findByText('Scheduled transfer of $3.00 to account 200300400 succeeded')).toBeTruthy();
+  expect(invalidated).toEqual(expect.arrayContaining([['accounts'], ['transactions'], ['scheduled-transfers'], ['limits']]));
+  spy.mockRestore();
+});
+
 if (!onWeb) it('background pauses the socket; back in front it reconnects (retries reset) and the list is fetched again', async () => {
   const device = fakeDevice();
   try {

@@ -51,6 +51,8 @@ export function Modal({ visible, onClose, title, children, footer, testID, maxWi
       onRequestClose={() => visible && onClose()}
       statusBarTranslucent
       navigationBarTranslucent
+      // The web: react-native-web draws its own role="dialog" around the content; it carries the title too.
+      {...({ 'aria-label': title } as object)}
     >
       <KeyboardAvoidingView
         // Android draws edge to edge (SDK 57): the window is not resized for the keyboard, so pad on both.
@@ -79,6 +81,7 @@ export function Modal({ visible, onClose, title, children, footer, testID, maxWi
         >
           <Pressable
             testID={testID ? `${testID}-backdrop` : undefined}
+            role="button"
             accessibilityLabel="Close dialog"
             style={[StyleSheet.absoluteFill, { backgroundColor: colors.backdrop }]}
             onPress={onClose}

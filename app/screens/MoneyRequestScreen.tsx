@@ -2,6 +2,8 @@ import { useRef, useState } from 'react';
 
 import { Button, Card, DataTable, FormModal, Screen, Select, TextField, type Column } from '../components';
 import { ActionMenu } from '../components/ActionMenu';
+import { PayeePicker } from '../components/payees/PayeePicker';
+import { RecipientName } from '../components/payees/RecipientName';
 import { canAnswerRequest, StatusBadge } from '../components/StatusBadge';
 import { useErrorToast } from '../hooks/useErrorToast';
 import { useAccounts } from '../services/api/accounts';
@@ -11,7 +13,8 @@ import {
   useDeclineMoneyRequest,
   useMoneyRequests,
 } from '../services/api/moneyRequests';
-import type { MoneyRequest } from '../services/api/types';
+import { usePayees } from '../services/api/payees';
+import type { MoneyRequest, Payee } from '../services/api/types';
 import { toast } from '../state/toast';
 import { spacing } from '../theme';
 import { currencyOf, datePart, formatMoney } from '../utils/format';
@@ -22,9 +25,11 @@ interface RequestForm {
   to: string;
   amount: string;
   description: string;
+  /** The saved payee the number came from (null: typed). */
+  payee: Payee | null;
 }
 
-const EMPTY: RequestForm = { from: null, to: '', amount: '', description: '' };
+const EMPTY: RequestForm = { from: null, to: '', amount: '', description: '', payee: null };
 
 /** Money Requests (spec §2): create a request; answer incoming pending ones. */
 export default function MoneyRequestScreen() {
@@ -40,12 +45,17 @@ export default function MoneyRequestScreen() {
   const [form, setForm] = useState<RequestForm>(EMPTY);
   const [busyId, setBusyId] = useState<number | null>(null);
   const inFlight = useRef(false);
+  const payees = usePayees(open);
 
   const close = () => {
     setOpen(false);
     setForm(EMPTY);
   };
   const set = <K extends keyof RequestForm>(key: K, value: RequestForm[K]) => setForm((f) => ({ ...f, [key]: value }));
+  // A picked payee fills the number and names its holder; editing the number forgets the payee.
+  const pickPayee = (payee: Payee | null) => setForm((f) => ({ ...f, payee, to: payee ? payee.account_number : f.to }));
+  const typeRecipient = (to: string) =>
+    setForm((f) => ({ ...f, to, payee: f.payee && f.payee.account_number === to.trim() ? f.payee : null }));
 
   const submit = () => {
     if (inFlight.current) return;
@@ -140,15 +150,17 @@ export default function MoneyRequestScreen() {
           onChange={(v) => set('from', v)}
           testID="request-from"
         />
+        <PayeePicker payees={payees.data} value={form.payee?.id ?? null} onPick={pickPayee} testID="request-payee" />
         <TextField
           label="To Account Number"
           required
           value={form.to}
-          onChangeText={(v) => set('to', v)}
+          onChangeText={typeRecipient}
           autoCapitalize="characters"
           autoCorrect={false}
           testID="request-to"
         />
+        <RecipientName name={form.payee?.holder_name ?? ''} testID="request-recipient-name" />
         <TextField
           label="Amount"
           required

@@ -4,11 +4,13 @@ import { useState } from 'react';
 import { StyleSheet, View } from 'react-native';
 
 import { Button, DataTable, Screen, Select, Text, type Column } from '../components';
+import { StatementModal } from '../components/statements/StatementModal';
 import { TransactionTypeBadge } from '../components/StatusBadge';
 import { useErrorToast } from '../hooks/useErrorToast';
 import type { AppParamList } from '../navigators/routes';
 import { useAccounts } from '../services/api/accounts';
 import { useTransactionHistoryPages } from '../services/api/transactions';
+import { isAdmin, useSession } from '../state/session';
 import type { Transaction, TransactionType } from '../services/api/types';
 import { spacing } from '../theme';
 import { currencyOf, datePart, formatMoney } from '../utils/format';
@@ -29,6 +31,9 @@ export default function TransactionHistoryScreen() {
   const route = useRoute<RouteProp<AppParamList, 'TransactionHistory'>>();
   const accountId = route.params?.account_id || undefined;
   const [filter, setFilter] = useState<Filter>('ALL');
+  const [statementOpen, setStatementOpen] = useState(false);
+  // Statements are a customer's (GET /api/user/statements); an admin reads the history only.
+  const customer = useSession((s) => !!s.user && !isAdmin(s.user));
   const accounts = useAccounts(); // for each row's currency
   const history = useTransactionHistoryPages({
     account_id: accountId,
@@ -49,7 +54,14 @@ export default function TransactionHistoryScreen() {
   ];
 
   return (
-    <Screen title="Transaction History" testID="screen-transaction-history" fill>
+    <Screen
+      title="Transaction History"
+      testID="screen-transaction-history"
+      fill
+      actions={
+        customer ? <Button title="Download statement" icon="download" variant="outline" testID="statement-open" onPress={() => setStatementOpen(true)} /> : undefined
+      }
+    >
       <View style={styles.toolbar}>
         <Text variant="muted" testID="history-scope">
           {accountId ? `Account ${accountId}` : 'All accounts'}
@@ -94,6 +106,7 @@ export default function TransactionHistoryScreen() {
           </>
         }
       />
+      {customer ? <StatementModal visible={statementOpen} onClose={() => setStatementOpen(false)} account={accountId} /> : null}
     </Screen>
   );
 }

@@ -1,49 +1,55 @@
 import { useRef, useState } from 'react';
-import { StyleSheet, View } from 'react-native';
+import { View, type ViewStyle } from 'react-native';
 
-import { Button, Card, DataTable, FormModal, Screen, Select, Text, TextField, type Column } from '../components';
+import { Button, Card, DataTable, FormModal, Screen, Select, Tabs, TextField, type Column } from '../components';
+import { PayeePicker } from '../components/payees/PayeePicker';
+import { PayeesPanel } from '../components/payees/PayeesPanel';
+import { RecipientName } from '../components/payees/RecipientName';
+import { SavePayeeForm } from '../components/payees/SavePayeeForm';
 import { TransactionTypeBadge } from '../components/StatusBadge';
-import { useDebouncedValue } from '../hooks/useDebouncedValue';
+import { DailyLimitLine } from '../components/transfers/DailyLimitLine';
+import { ScheduledPanel } from '../components/transfers/ScheduledPanel';
 import { useErrorToast } from '../hooks/useErrorToast';
-import { useAccountLookup, useAccounts } from '../services/api/accounts';
+import { useRecipientName } from '../hooks/useRecipientName';
+import { useAccounts } from '../services/api/accounts';
 import { errorMessage } from '../services/api/client';
+import { usePayees } from '../services/api/payees';
 import { newIdempotencyKey, useTransactionHistory, useTransfer } from '../services/api/transactions';
-import type { Transaction, TransferPayload } from '../services/api/types';
+import type { Payee, Transaction, TransferPayload } from '../services/api/types';
 import { useSession } from '../state/session';
 import { toast } from '../state/toast';
-import { spacing, useTheme } from '../theme';
+import { useThemed, type ThemedStyle } from '../theme';
 import { currencyOf, datePart, formatMoney } from '../utils/format';
 import { transferFormError } from '../utils/validation';
 
-/** Spec §9: the recipient lookup waits 1000 ms after typing, for 6+ characters. */
-export const LOOKUP_DELAY_MS = 1000;
-
-/**
- * The recipient's full name, looked up 1000 ms after typing stops (the
- * lookup hook runs only for 6+ characters). A name is shown only for the
- * number in the field now; any failure of the lookup (404, 429, no network)
- * says 'Account not found'.
- */
-function useRecipientName(accountNumber: string): string {
-  const typed = accountNumber.trim();
-  const settled = useDebouncedValue(typed, LOOKUP_DELAY_MS);
-  const lookup = useAccountLookup(settled);
-  useErrorToast(lookup.error, lookup.errorUpdatedAt, 'Account not found');
-  return settled === typed && lookup.data ? lookup.data.full_name ?? '' : '';
-}
+export { LOOKUP_DELAY_MS } from '../hooks/useRecipientName';
 
 interface TransferForm {
   from: string | null;
   amount: string;
   to: string;
   note: string;
+  /** The saved payee the number came from (null: typed). */
+  payee: Payee | null;
 }
 
-const EMPTY: TransferForm = { from: null, amount: '', to: '', note: '' };
+const EMPTY: TransferForm = { from: null, amount: '', to: '', note: '', payee: null };
 
-/** Transfer Funds (spec §2): the transfer modal and the transaction history below. */
+type TransferTab = 'history' | 'payees' | 'scheduled';
+
+const TABS: { key: TransferTab; label: string; testID: string }[] = [
+  { key: 'history', label: 'History', testID: 'transfer-tab-history' },
+  { key: 'payees', label: 'Payees', testID: 'transfer-tab-payees' },
+  { key: 'scheduled', label: 'Scheduled', testID: 'transfer-tab-scheduled' },
+];
+
+/**
+ * Transfer Funds (spec §2): the transfer modal, and below it three tabs: the
+ * transaction history, the saved payees, the scheduled transfers.
+ */
 export default function TransferFundsScreen() {
-  const { colors } = useTheme();
+  const themed = useThemed();
+  const [tab, setTab] = useState<TransferTab>('history');
   const user = useSession((s) => s.user);
   const accounts = useAccounts();
   const history = useTransactionHistory();
@@ -53,7 +59,9 @@ export default function TransferFundsScreen() {
 
   const [open, setOpen] = useState(false);
   const [form, setForm] = useState<TransferForm>(EMPTY);
-  const recipientName = useRecipientName(open ? form.to : '');
+  const payees = usePayees(open);
+  const recipientName = useRecipientName(open ? form.to : '', form.payee);
+  const fromCurrency = accounts.data?.find((a) => a.account_number === form.from)?.currency;
   // One Idempotency-Key per form: a double click or a retry of the same
   // transfer reuses it; a changed transfer or a new form gets a new one.
   const idem = useRef<{ key: string; body: string } | null>(null);
@@ -70,6 +78,10 @@ export default function TransferFundsScreen() {
     idem.current = null;
   };
   const set = <K extends keyof TransferForm>(key: K, value: TransferForm[K]) => setForm((f) => ({ ...f, [key]: value }));
+  // A picked payee fills the number; editing the number away from it forgets the payee.
+  const pickPayee = (payee: Payee | null) => setForm((f) => ({ ...f, payee, to: payee ? payee.account_number : f.to }));
+  const typeRecipient = (to: string) =>
+    setForm((f) => ({ ...f, to, payee: f.payee && f.payee.account_number === to.trim() ? f.payee : null }));
 
   const submit = () => {
     if (inFlight.current) return;
@@ -126,29 +138,34 @@ export default function TransferFundsScreen() {
       testID="screen-transfer-funds"
       actions={<Button title="Transfer Funds" icon="send" testID="transfer-open" onPress={openForm} />}
     >
-      <Card
-        title="Transaction History"
-        action={
-          <Button
-            title="Refresh"
-            variant="link"
-            testID="transfer-history-refresh"
-            accessibilityRole="link"
-            onPress={() => void history.refetch()}
+      <Tabs<TransferTab> tabs={TABS} value={tab} onChange={setTab} accessibilityLabel="Transfer Funds sections" />
+      {tab === 'payees' ? <PayeesPanel /> : null}
+      {tab === 'scheduled' ? <ScheduledPanel /> : null}
+      {tab === 'history' ? (
+        <Card
+          title="Transaction History"
+          action={
+            <Button
+              title="Refresh"
+              variant="link"
+              testID="transfer-history-refresh"
+              accessibilityRole="link"
+              onPress={() => void history.refetch()}
+            />
+          }
+        >
+          <DataTable
+            testID="transfer-history"
+            columns={columns}
+            data={history.isError ? [] : history.data?.data}
+            keyExtractor={(t) => String(t.id)}
+            loading={history.isPending}
+            loadingText="Loading transactions..."
+            error={history.isError ? 'Failed to load transactions' : null}
+            emptyText="No recent transactions available."
           />
-        }
-      >
-        <DataTable
-          testID="transfer-history"
-          columns={columns}
-          data={history.isError ? [] : history.data?.data}
-          keyExtractor={(t) => String(t.id)}
-          loading={history.isPending}
-          loadingText="Loading transactions..."
-          error={history.isError ? 'Failed to load transactions' : null}
-          emptyText="No recent transactions available."
-        />
-      </Card>
+        </Card>
+      ) : null}
 
       <FormModal visible={open} onClose={close} title="Transfer Funds" submitTitle="Transfer" onSubmit={submit} submitting={transfer.isPending} testIDPrefix="transfer">
         <Select<string>
@@ -160,6 +177,7 @@ export default function TransferFundsScreen() {
           onChange={(v) => set('from', v)}
           testID="transfer-from"
         />
+        <DailyLimitLine currency={fromCurrency} testID="transfer-limit-used" />
         <TextField
           label="Amount"
           required
@@ -169,22 +187,22 @@ export default function TransferFundsScreen() {
           onChangeText={(v) => set('amount', v)}
           testID="transfer-amount"
         />
-        <View style={styles.recipient}>
+        <PayeePicker payees={payees.data} value={form.payee?.id ?? null} onPick={pickPayee} testID="transfer-payee" />
+        <View style={themed($recipient)}>
           <TextField
             label="Recipient Account Number"
             required
             value={form.to}
-            onChangeText={(v) => set('to', v)}
+            onChangeText={typeRecipient}
             autoCapitalize="characters"
             autoCorrect={false}
             testID="transfer-to"
           />
-          {recipientName ? (
-            <Text variant="muted" testID="transfer-recipient-name" accessibilityLiveRegion="polite" style={{ color: colors.success }}>
-              {recipientName}
-            </Text>
-          ) : null}
+          <RecipientName name={recipientName} testID="transfer-recipient-name" />
         </View>
+        {!form.payee && recipientName ? (
+          <SavePayeeForm accountNumber={form.to} onSaved={pickPayee} testIDPrefix="transfer-save-payee" />
+        ) : null}
         <TextField
           label="Note (optional)"
           value={form.note}
@@ -196,6 +214,4 @@ export default function TransferFundsScreen() {
   );
 }
 
-const styles = StyleSheet.create({
-  recipient: { gap: spacing.xs },
-});
+const $recipient: ThemedStyle<ViewStyle> = ({ spacing }) => ({ gap: spacing.xs });

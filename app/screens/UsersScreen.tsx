@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react';
 import { StyleSheet, View } from 'react-native';
 
 import { Badge, Button, DataTable, Screen, Text, TextField, type Column } from '../components';
+import { DailyLimitModal } from '../components/admin/DailyLimitModal';
 import { useErrorToast } from '../hooks/useErrorToast';
 import { fetchUsersError } from '../utils/fetchUsersError';
 import { errorMessage } from '../services/api/client';
@@ -31,6 +32,7 @@ export default function UsersScreen() {
   const setStatus = useSetUserStatus();
   const [query, setQuery] = useState('');
   const [busyId, setBusyId] = useState<number | null>(null);
+  const [limitFor, setLimitFor] = useState<AdminUserRow | null>(null);
 
   useErrorToast(users.error, users.errorUpdatedAt, fetchUsersError);
 
@@ -71,6 +73,15 @@ export default function UsersScreen() {
       ),
     },
     { key: 'created', title: 'Created', flex: 1, render: (row) => datePart(row.created) },
+    {
+      key: 'limit',
+      title: 'Limit',
+      flex: 1,
+      render: (row) =>
+        row.role === 'User' ? (
+          <Button title="Daily limit" variant="outline" size="sm" testID={`user-limit-${row.id}`} accessibilityLabel={`Daily limit of ${row.name}`} onPress={() => setLimitFor(row)} />
+        ) : null,
+    },
     {
       key: 'action',
       title: 'Action',
@@ -120,6 +131,7 @@ export default function UsersScreen() {
         stackBelow={720}
         stackedRole="list"
       />
+      <DailyLimitModal user={limitFor} onClose={() => setLimitFor(null)} />
     </Screen>
   );
 }

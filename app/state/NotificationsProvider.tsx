@@ -111,6 +111,8 @@ export function NotificationsProvider({ children, createSocket }: NotificationsP
       onNotification: (push) => {
         updateLive((l) => ({ ...l, pushed: addPush(l.pushed, fromPush(push)) }));
         toast.success(push.message);
+        // A notification follows a change of money (received, a request answered, a scheduled run): refetch what it touched.
+        void invalidateMoneyQueries(queryClient);
       },
     });
     // Backgrounded: the socket pauses. Back in front (or online again): it

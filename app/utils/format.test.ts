@@ -1,5 +1,5 @@
 import type { Account } from '../services/api/types';
-import { balancesByCurrency, currencyOf, datePart, formatMoney, initials } from './format';
+import { balancesByCurrency, currencyOf, datePart, formatMoney, initials, localDateText, localDateTimeText, thisMonth } from './format';
 
 const account = (account_number: string, currency: string, balance: number): Account => ({
   id: 1,
@@ -73,5 +73,19 @@ describe('datePart and initials', () => {
     expect(initials('Alice Mary Doe')).toBe('AD');
     expect(initials('bob')).toBe('BO');
     expect(initials(undefined)).toBe('?');
+  });
+});
+
+describe('local dates (jest runs in UTC)', () => {
+  it('writes YYYY-MM-DD and YYYY-MM-DD HH:MM; nothing for no or a bad timestamp', () => {
+    expect(localDateText(new Date('2026-03-04T05:06:07Z'))).toBe('2026-03-04');
+    expect(localDateTimeText('2026-03-04T05:06:07Z')).toBe('2026-03-04 05:06');
+    expect(localDateTimeText(null)).toBe('');
+    expect(localDateTimeText('not a date')).toBe('');
+  });
+
+  it("this month: the first to today, a statement's default period", () => {
+    expect(thisMonth(new Date('2026-11-24T10:00:00Z'))).toEqual({ from: '2026-11-01', to: '2026-11-24' });
+    expect(thisMonth(new Date('2026-01-01T00:00:00Z'))).toEqual({ from: '2026-01-01', to: '2026-01-01' });
   });
 });

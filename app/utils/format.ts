@@ -69,3 +69,23 @@ export function localId(prefix = 'local'): string {
   counter += 1;
   return `${prefix}-${Date.now().toString(36)}-${counter}`;
 }
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** A date as YYYY-MM-DD in the device's time zone. */
+export function localDateText(d: Date): string {
+  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())}`;
+}
+
+/** A moment as 'YYYY-MM-DD HH:MM' in the device's time zone (what the date fields accept); '' for no or a bad timestamp. */
+export function localDateTimeText(value: Date | string | null | undefined): string {
+  if (!value) return '';
+  const d = typeof value === 'string' ? new Date(value) : value;
+  if (Number.isNaN(d.getTime())) return '';
+  return `${localDateText(d)} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+}
+
+/** This month so far, as YYYY-MM-DD dates: the first of the month to today (a statement's default period). */
+export function thisMonth(now: Date = new Date()): { from: string; to: string } {
+  return { from: localDateText(new Date(now.getFullYear(), now.getMonth(), 1)), to: localDateText(now) };
+}

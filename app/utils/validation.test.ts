@@ -1,10 +1,23 @@
 import {
+  dailyLimitError,
+  FIRST_RUN_FORMAT_MESSAGE,
+  FIRST_RUN_PAST_MESSAGE,
   INVALID_AMOUNT_MESSAGE,
   isMoneyText,
   isValidAmount,
   moneyRequestFormError,
+  parseLocalDate,
+  parseLocalDateTime,
+  payeeFormError,
+  scheduleFormError,
+  scheduleTimes,
+  statementFormError,
+  toRfc3339,
   transferFormError,
+  UNTIL_BEFORE_MESSAGE,
+  UNTIL_FORMAT_MESSAGE,
   validateAccountForm,
+  type ScheduleFormValues,
 } from './validation';
 
 describe('amounts', () => {
@@ -43,5 +56,87 @@ describe('form rules', () => {
     expect(transferFormError(bad)).toBe(INVALID_AMOUNT_MESSAGE);
     expect(moneyRequestFormError(bad)).toBe(INVALID_AMOUNT_MESSAGE);
     expect(transferFormError({ ...bad, amount: '12.50' })).toBeNull();
+  });
+});
+
+describe('dates typed as text (jest runs in UTC: local time is UTC)', () => {
+  it('parses YYYY-MM-DD HH:MM (or with a T) and refuses what names no moment', () => {
+    expect(parseLocalDateTime('2030-01-02 09:30')?.toISOString()).toBe('2030-01-02T09:30:00.000Z');
+    expect(parseLocalDateTime(' 2030-01-02T23:59 ')?.toISOString()).toBe('2030-01-02T23:59:00.000Z');
+    for (const bad of ['', '2030-01-02', '2030-1-2 9:30', '2030-02-30 10:00', '2030-01-02 24:00', '2030-01-02 10:60', '02/01/2030 09:30']) {
+      expect(parseLocalDateTime(bad)).toBeNull();
+    }
+  });
+
+  it('parses YYYY-MM-DD as local midnight', () => {
+    expect(parseLocalDate('2028-02-29')?.toISOString()).toBe('2028-02-29T00:00:00.000Z');
+    expect(parseLocalDate('2027-02-29')).toBeNull();
+    expect(parseLocalDate('2027-13-01')).toBeNull();
+    expect(parseLocalDate('2027-01-01 10:00')).toBeNull();
+  });
+
+  it('writes RFC 3339 in UTC with whole seconds', () => {
+    expect(toRfc3339(new Date('2030-01-02T09:30:00.123Z'))).toBe('2030-01-02T09:30:00Z');
+  });
+});
+
+describe('scheduled transfer form', () => {
+  const now = new Date('2030-01-01T12:00:00Z');
+  const ok: ScheduleFormValues = {
+    from: '100200300',
+    to: '900800700',
+    amount: '10',
+    description: '',
+    firstRun: '2030-01-02 09:30',
+    frequency: 'weekly',
+    until: '',
+  };
+
+  it('accepts a complete form, in order names the first problem', () => {
+    expect(scheduleFormError(ok, now)).toBeNull();
+    expect(scheduleFormError({ ...ok, from: null }, now)).toBe('Amount, From Account, Recipient and First run are required.');
+    expect(scheduleFormError({ ...ok, firstRun: ' ' }, now)).toBe('Amount, From Account, Recipient and First run are required.');
+    expect(scheduleFormError({ ...ok, amount: '1.005' }, now)).toBe(INVALID_AMOUNT_MESSAGE);
+    expect(scheduleFormError({ ...ok, firstRun: 'tomorrow' }, now)).toBe(FIRST_RUN_FORMAT_MESSAGE);
+    expect(scheduleFormError({ ...ok, firstRun: '2030-01-01 11:58' }, now)).toBe(FIRST_RUN_PAST_MESSAGE);
+    expect(scheduleFormError({ ...ok, until: '2030-01-0x' }, now)).toBe(UNTIL_FORMAT_MESSAGE);
+    expect(scheduleFormError({ ...ok, until: '2030-01-01' }, now)).toBe(UNTIL_BEFORE_MESSAGE);
+    expect(scheduleFormError({ ...ok, until: '2030-01-02' }, now)).toBeNull();
+  });
+
+  it('the current minute is not the past; a single run ignores the end date', () => {
+    expect(scheduleFormError({ ...ok, firstRun: '2030-01-01 12:00' }, now)).toBeNull();
+    expect(scheduleFormError({ ...ok, firstRun: '2030-01-01 11:59' }, now)).toBeNull();
+    expect(scheduleFormError({ ...ok, frequency: 'once', until: 'garbage' }, now)).toBeNull();
+  });
+
+  it('sends RFC 3339: the end date through its last second; the current minute as a few seconds from now', () => {
+    expect(scheduleTimes({ ...ok, until: '2030-03-31' }, now)).toEqual({ run_at: '2030-01-02T09:30:00Z', until: '2030-03-31T23:59:59Z' });
+    expect(scheduleTimes({ ...ok, until: '2030-03-31 08:00' }, now)).toEqual({ run_at: '2030-01-02T09:30:00Z', until: '2030-03-31T08:00:00Z' });
+    expect(scheduleTimes({ ...ok, frequency: 'once', until: '2030-03-31' }, now)).toEqual({ run_at: '2030-01-02T09:30:00Z' });
+    expect(scheduleTimes({ ...ok, firstRun: '2030-01-01 12:00' }, now)).toEqual({ run_at: '2030-01-01T12:00:05Z' });
+  });
+});
+
+describe('payee, limit and statement forms', () => {
+  it('payee: nickname and number required, nickname at most 100 characters', () => {
+    expect(payeeFormError({ nickname: ' ', accountNumber: '900800700' })).toBe('Nickname and account number are required.');
+    expect(payeeFormError({ nickname: 'x'.repeat(101), accountNumber: '900800700' })).toBe('Nickname can be at most 100 characters.');
+    expect(payeeFormError({ nickname: 'Landlord', accountNumber: '900800700' })).toBeNull();
+  });
+
+  it('daily limit: required, money of 0 or more', () => {
+    expect(dailyLimitError('')).toBe('Daily limit is required.');
+    expect(dailyLimitError('-5')).toBe('Daily limit must be 0 or more, with at most 2 decimals.');
+    expect(dailyLimitError('1.005')).toBe('Daily limit must be 0 or more, with at most 2 decimals.');
+    expect(dailyLimitError('0')).toBeNull();
+    expect(dailyLimitError('2500.50')).toBeNull();
+  });
+
+  it('statement: account and dates required, real dates, from not after to', () => {
+    expect(statementFormError({ account: null, from: '2026-05-01', to: '2026-05-31' })).toBe('Account, From and To are required.');
+    expect(statementFormError({ account: '100200300', from: '2026-05-01', to: '31/05/2026' })).toBe('Dates must be written as YYYY-MM-DD.');
+    expect(statementFormError({ account: '100200300', from: '2026-06-01', to: '2026-05-31' })).toBe('From must be on or before To.');
+    expect(statementFormError({ account: '100200300', from: '2026-05-31', to: '2026-05-31' })).toBeNull();
   });
 });

@@ -53,3 +53,118 @@ export function moneyRequestFormError(form: { from: string | null; amount: strin
   if (!isValidAmount(form.amount)) return INVALID_AMOUNT_MESSAGE;
   return null;
 }
+
+// ----------------------------------------------------------------- dates typed as text
+
+const DATE_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME_TEXT = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})$/;
+
+/** A local Date from its parts, or null when they name no real moment (2026-02-30, 24:00). */
+function localDate(y: number, mo: number, d: number, h = 0, mi = 0): Date | null {
+  if (h > 23 || mi > 59) return null;
+  const date = new Date(y, mo - 1, d, h, mi, 0, 0);
+  return date.getFullYear() === y && date.getMonth() === mo - 1 && date.getDate() === d ? date : null;
+}
+
+/** 'YYYY-MM-DD' as local midnight, or null. */
+export function parseLocalDate(text: string): Date | null {
+  const m = DATE_TEXT.exec(text.trim());
+  return m ? localDate(+m[1], +m[2], +m[3]) : null;
+}
+
+/** 'YYYY-MM-DD HH:MM' (or with a T) in the device's time zone, or null. */
+export function parseLocalDateTime(text: string): Date | null {
+  const m = DATE_TIME_TEXT.exec(text.trim());
+  return m ? localDate(+m[1], +m[2], +m[3], +m[4], +m[5]) : null;
+}
+
+/** RFC 3339 in UTC, whole seconds: '2026-11-24T09:30:00Z'. */
+export function toRfc3339(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** An end date: 'YYYY-MM-DD' means the end of that local day; 'YYYY-MM-DD HH:MM' that moment. */
+function parseUntil(text: string): Date | null {
+  const day = parseLocalDate(text);
+  if (day) return new Date(day.getFullYear(), day.getMonth(), day.getDate(), 23, 59, 59);
+  return parseLocalDateTime(text);
+}
+
+// ----------------------------------------------------------------- payees, limits, schedules, statements
+
+export const PAYEE_NICKNAME_MAX = 100;
+
+/** Save-as-payee form: the first problem, or null. */
+export function payeeFormError(form: { nickname: string; accountNumber: string }): string | null {
+  if (!form.nickname.trim() || !form.accountNumber.trim()) return 'Nickname and account number are required.';
+  if (form.nickname.trim().length > PAYEE_NICKNAME_MAX) return `Nickname can be at most ${PAYEE_NICKNAME_MAX} characters.`;
+  return null;
+}
+
+/** An admin's daily limit for a customer: required, money of 0 or more (0: no transfers to others). */
+export function dailyLimitError(amount: string): string | null {
+  if (!amount.trim()) return 'Daily limit is required.';
+  if (!isMoneyText(amount)) return 'Daily limit must be 0 or more, with at most 2 decimals.';
+  return null;
+}
+
+export type ScheduleFrequencyValue = 'once' | 'daily' | 'weekly' | 'monthly';
+
+export interface ScheduleFormValues {
+  from: string | null;
+  to: string;
+  amount: string;
+  description: string;
+  /** 'YYYY-MM-DD HH:MM', local time. */
+  firstRun: string;
+  frequency: ScheduleFrequencyValue;
+  /** Optional, ignored for a single run: 'YYYY-MM-DD' (through that day) or 'YYYY-MM-DD HH:MM'. */
+  until: string;
+}
+
+export const FIRST_RUN_FORMAT_MESSAGE = 'First run: enter a date and time as YYYY-MM-DD HH:MM.';
+export const FIRST_RUN_PAST_MESSAGE = 'First run cannot be in the past.';
+export const UNTIL_FORMAT_MESSAGE = 'End date: enter a date as YYYY-MM-DD (or YYYY-MM-DD HH:MM).';
+export const UNTIL_BEFORE_MESSAGE = 'End date must be after the first run.';
+
+/** Scheduled transfer form: the first problem as a toast text, or null. */
+export function scheduleFormError(form: ScheduleFormValues, now: Date = new Date()): string | null {
+  if (!form.amount.trim() || !form.from || !form.to.trim() || !form.firstRun.trim()) {
+    return 'Amount, From Account, Recipient and First run are required.';
+  }
+  if (!isValidAmount(form.amount)) return INVALID_AMOUNT_MESSAGE;
+  const first = parseLocalDateTime(form.firstRun);
+  if (!first) return FIRST_RUN_FORMAT_MESSAGE;
+  // A minute's grace: 'now' typed to the minute is not the past.
+  if (first.getTime() < now.getTime() - 60_000) return FIRST_RUN_PAST_MESSAGE;
+  if (form.frequency !== 'once' && form.until.trim()) {
+    const until = parseUntil(form.until);
+    if (!until) return UNTIL_FORMAT_MESSAGE;
+    if (until.getTime() < first.getTime()) return UNTIL_BEFORE_MESSAGE;
+  }
+  return null;
+}
+
+/** The times of a valid schedule form as the API takes them (RFC 3339, UTC). */
+export function scheduleTimes(
+  form: Pick<ScheduleFormValues, 'firstRun' | 'until' | 'frequency'>,
+  now: Date = new Date(),
+): { run_at: string; until?: string } {
+  const first = parseLocalDateTime(form.firstRun);
+  if (!first) throw new Error(FIRST_RUN_FORMAT_MESSAGE);
+  // Typed as the current minute: a few seconds from now (a time already past is refused as "in the past").
+  const runAt = first.getTime() < now.getTime() + 5_000 ? new Date(now.getTime() + 5_000) : first;
+  // A single run has no end date.
+  const until = form.frequency !== 'once' && form.until.trim() ? parseUntil(form.until) : null;
+  return { run_at: toRfc3339(runAt), ...(until ? { until: toRfc3339(until) } : {}) };
+}
+
+/** Statement form: account and both dates required, real dates, from not after to. */
+export function statementFormError(form: { account: string | null; from: string; to: string }): string | null {
+  if (!form.account || !form.from.trim() || !form.to.trim()) return 'Account, From and To are required.';
+  const from = parseLocalDate(form.from);
+  const to = parseLocalDate(form.to);
+  if (!from || !to) return 'Dates must be written as YYYY-MM-DD.';
+  if (from.getTime() > to.getTime()) return 'From must be on or before To.';
+  return null;
+}

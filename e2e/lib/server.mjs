@@ -40,9 +40,11 @@ async function waitFor200(url, deadline, child, what) {
 }
 
 /**
+ * @param {{ bin?: string, timeoutMs?: number, env?: Record<string, string> }} [options] env: extra
+ *   environment for serve, e.g. { MERIDIAN_SCHEDULER_INTERVAL: '1s' }
  * @returns {Promise<{ baseURL: string, port: number, dataDir: string, logs: () => string, stop: () => Promise<void> }>}
  */
-export async function startServer({ bin = DEFAULT_BIN, timeoutMs = 120_000 } = {}) {
+export async function startServer({ bin = DEFAULT_BIN, timeoutMs = 120_000, env = {} } = {}) {
   if (!existsSync(bin)) {
     throw new Error(`${bin} does not exist: build it first (make build, or go build -o bin/meridian ./cmd/meridian)`);
   }
@@ -51,7 +53,7 @@ export async function startServer({ bin = DEFAULT_BIN, timeoutMs = 120_000 } = {
   let output = '';
   const child = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, '--data-dir', dataDir], {
     cwd: ROOT,
-    env: { ...process.env, MERIDIAN_LOG_LEVEL: process.env.MERIDIAN_LOG_LEVEL ?? 'warn' },
+    env: { ...process.env, MERIDIAN_LOG_LEVEL: process.env.MERIDIAN_LOG_LEVEL ?? 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const keep = (chunk) => {

@@ -90,16 +90,32 @@ export interface ApiClient {
   post<T>(path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
   put<T>(path: string, body?: unknown): Promise<T>;
   del<T = void>(path: string): Promise<T>;
+  /**
+   * A GET whose body is not JSON (a statement file): the answer itself once it
+   * is a 2xx; an error answer throws the same ApiError as `request`.
+   */
+  raw(path: string, query?: Record<string, QueryValue>, headers?: Record<string, string>): Promise<Response>;
+  /** The absolute URL of an API path (for a platform downloader that fetches it itself). */
+  url(path: string, query?: Record<string, QueryValue>): string;
+  /** The Authorization header of the session, if any. */
+  authHeaders(): Record<string, string>;
 }
 
 export function createApiClient(config: ApiClientConfig): ApiClient {
-  async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const urlFor = (path: string, query?: Record<string, QueryValue>) =>
+    `${config.baseUrl()}${path.startsWith('/') ? path : `/${path}`}${buildQuery(query)}`;
+  const authHeaders = (): Record<string, string> => {
+    const token = config.getToken();
+    return token ? { Authorization: `Bearer ${token}` } : {};
+  };
+
+  /** Sends the request; a non-2xx answer throws its ApiError (a 401 also signs out). */
+  async function send(path: string, options: RequestOptions): Promise<Response> {
     const { method = 'GET', body, query, headers = {}, signal } = options;
-    const url = `${config.baseUrl()}${path.startsWith('/') ? path : `/${path}`}${buildQuery(query)}`;
+    const url = urlFor(path, query);
     const finalHeaders: Record<string, string> = { Accept: 'application/json', ...headers };
     if (body !== undefined) finalHeaders['Content-Type'] = 'application/json';
-    const token = config.getToken();
-    if (token) finalHeaders.Authorization = `Bearer ${token}`;
+    Object.assign(finalHeaders, authHeaders());
 
     const doFetch = config.fetchImpl ?? fetch;
     let response: Response;
@@ -115,17 +131,24 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
       throw new ApiError(0, undefined, 'Network error: the server could not be reached');
     }
 
-    const parsed = await readBody(response);
     if (!response.ok) {
       if (response.status === 401) config.onUnauthorized();
+      const parsed = await readBody(response);
       const errorBody = parsed !== null && typeof parsed === 'object' ? (parsed as ApiErrorBody) : undefined;
       throw new ApiError(response.status, errorBody, `Request failed with status ${response.status}`);
     }
-    return parsed as T;
+    return response;
+  }
+
+  async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
+    return (await readBody(await send(path, options))) as T;
   }
 
   return {
     request,
+    raw: (path, query, headers) => send(path, { query, headers }),
+    url: urlFor,
+    authHeaders,
     get: (path, query, signal) => request(path, { query, signal }),
     post: (path, body, headers) => request(path, { method: 'POST', body, headers }),
     put: (path, body) => request(path, { method: 'PUT', body }),

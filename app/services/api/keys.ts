@@ -13,6 +13,9 @@ export const queryFamilies = {
   dashboard: ['dashboard'],
   admin: ['admin'],
   notifications: ['notifications'],
+  payees: ['payees'],
+  limits: ['limits'],
+  scheduledTransfers: ['scheduled-transfers'],
 } as const;
 
 const f = queryFamilies;
@@ -34,15 +37,22 @@ export const queryKeys = {
   /** Same family as the audit log's pages: refreshing the log re-checks its chain. */
   auditChain: [...f.admin, 'audit-logs', 'verify'] as const,
   notifications: (filter: NotificationFilter) => [...f.notifications, filter] as const,
+  payees: f.payees,
+  /** The caller's daily limits, one row per currency. */
+  limits: [...f.limits, 'mine'] as const,
+  scheduledTransfers: [...f.scheduledTransfers, 'list'] as const,
+  /** Past runs of one series; same family, so a money change refreshes them too. */
+  scheduledRuns: (id: number) => [...f.scheduledTransfers, 'runs', id] as const,
 };
 
 /**
  * What a change of money touches: balances (accounts), the history, the
- * requests and the dashboard figures. Every mutation that moves or creates
+ * requests, the dashboard figures, what today's transfers used of the daily
+ * limit, and the scheduled series (a run moves their next date on). Every mutation that moves or creates
  * money (transfer, request answered, account opened, edited or closed) and
  * the server's `resync` call this one helper.
  */
-export const MONEY_FAMILIES = [f.accounts, f.transactions, f.moneyRequests, f.dashboard] as const;
+export const MONEY_FAMILIES = [f.accounts, f.transactions, f.moneyRequests, f.dashboard, f.limits, f.scheduledTransfers] as const;
 
 export function invalidateMoneyQueries(client: QueryClient): Promise<void> {
   return Promise.all(MONEY_FAMILIES.map((queryKey) => client.invalidateQueries({ queryKey }))).then(() => undefined);

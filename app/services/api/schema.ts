@@ -446,6 +446,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/users/{id}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a user's daily transfer limit
+         * @description Admin only (403 for a User). The same amount in each currency, from the user's next payment on (what they sent today counts). `null` gives the user the configured default again. Audited.
+         */
+        put: operations["setUserLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/assign-roles": {
         parameters: {
             query?: never;
@@ -811,6 +831,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/user/scheduled-transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's scheduled and recurring transfers
+         * @description Role User only (403 for an Admin). Every status, newest first.
+         */
+        get: operations["listScheduledTransfers"];
+        put?: never;
+        /**
+         * Schedule a transfer, once or recurring
+         * @description Role User only (403 for an Admin). `serve` runs every due occurrence exactly once, within `scheduler_interval` (default 5 s) of its time, as a normal transfer (same checks, ledger, audit, daily limit); the owner is notified of each run, `Scheduled transfer of $50.00 to account 200300400 succeeded` or `... failed: <reason>`. A failed run does not stop the series. A monthly series keeps `run_at`'s day (the 31st runs on the last day of shorter months). Audited.
+         */
+        post: operations["createScheduledTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/scheduled-transfers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a scheduled transfer
+         * @description Role User only. No occurrence runs after the answer. Cancelling a cancelled series again answers 204 and changes nothing. Audited.
+         */
+        delete: operations["cancelScheduledTransfer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/scheduled-transfers/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The runs of a scheduled transfer
+         * @description Role User only. One row per occurrence that ran, newest first.
+         */
+        get: operations["listScheduledTransferRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user/money-request": {
         parameters: {
             query?: never;
@@ -931,6 +1015,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/user/payees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's payees
+         * @description Saved recipients, newest first, each with its account's current number and its holder's name.
+         */
+        get: operations["listPayees"];
+        put?: never;
+        /**
+         * Save a payee
+         * @description Saves another customer's open account under a nickname. Counts against the per-user account lookup limit (`lookup_per_minute`), since the answer shows the holder's name. Audited.
+         */
+        post: operations["createPayee"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/payees/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a payee
+         * @description Audited.
+         */
+        delete: operations["deletePayee"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's daily transfer limits
+         * @description One row per currency of the caller's open accounts: the daily limit (the caller's own, set by an administrator, else config `daily_transfer_limit`) and what the caller sent today. A day is a calendar day in UTC. Transfers to another customer and accepted money requests count; transfers between one's own accounts and the bank's deposits and withdrawals do not. A payment over the limit answers 422 `daily_limit_exceeded` and moves nothing.
+         */
+        get: operations["listDailyLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user/notifications": {
         parameters: {
             query?: never;
@@ -1003,6 +1151,26 @@ export interface paths {
          * @description A WebSocket upgrade on the server's port. The token travels in the query (browsers cannot set headers on a WebSocket); the query string of `/ws` is never logged. Refusals (401, 403) happen before the upgrade.
          */
         get: operations["connectWebSocket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One account's statement as CSV or PDF
+         * @description Role User only (403 for an Admin). The period is whole days in UTC, both included, at most 366 days. CSV columns `date,description,type,amount,balance,counterparty`: an `Opening balance` row, one row per ledger row oldest first (`amount` signed, `balance` the running balance after it), a `Closing balance` row. A PDF holds at most 10,000 rows (422 `statement_too_large`). Errors are answered before any byte of the statement.
+         */
+        get: operations["getStatement"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1300,12 +1468,112 @@ export interface components {
             /** @description The DEBIT row on the sender's account. */
             transaction: components["schemas"]["Transaction"];
         };
+        /** @description `account_id` (one of the caller's open accounts) and `to_account_id` are account numbers. */
+        ScheduledTransferInput: {
+            account_id: components["schemas"]["AccountNumber"];
+            to_account_id: components["schemas"]["AccountNumber"];
+            /** @description At least 0.01. */
+            amount: components["schemas"]["AmountInput"];
+            description?: string;
+            /**
+             * Format: date-time
+             * @description The first occurrence, RFC 3339, not in the past (a minute's grace) and at most ten years ahead; kept to the second.
+             */
+            run_at: string;
+            /** @enum {string} */
+            frequency: "once" | "daily" | "weekly" | "monthly";
+            /**
+             * Format: date-time
+             * @description Optional: the last time an occurrence may run (inclusive); after `run_at`.
+             */
+            until?: string | null;
+            /**
+             * Format: int64
+             * @description Optional; must be the caller's id (403 otherwise).
+             */
+            user_id?: number;
+        };
+        /** @description A scheduled or recurring transfer. `next_run_at` is null once the series is completed or cancelled. */
+        ScheduledTransfer: {
+            /** Format: int64 */
+            id: number;
+            account_id: components["schemas"]["AccountNumber"];
+            to_account_id: components["schemas"]["AccountNumber"];
+            amount: components["schemas"]["Amount"];
+            /**
+             * @description The sending account's currency (ISO 4217).
+             * @example USD
+             */
+            currency: string;
+            description: string;
+            /** @enum {string} */
+            frequency: "once" | "daily" | "weekly" | "monthly";
+            /**
+             * Format: date-time
+             * @description The next occurrence, RFC 3339, UTC; null when completed or cancelled.
+             */
+            next_run_at: string | null;
+            /**
+             * Format: date-time
+             * @description The last time an occurrence may run, or null.
+             */
+            until: string | null;
+            /** @enum {string} */
+            status: "active" | "completed" | "cancelled";
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description One occurrence that ran. */
+        ScheduledRun: {
+            run_at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            status: "succeeded" | "failed";
+            /** @description Why a failed run was refused (`Insufficient funds`); null when it succeeded. */
+            reason: string | null;
+            /**
+             * Format: int64
+             * @description The DEBIT ledger row of a succeeded run; null when it failed.
+             */
+            transaction_id: number | null;
+        };
         /** @description An administrator's deposit or withdrawal. */
         FundsInput: {
             /** @description At least 0.01. */
             amount: components["schemas"]["AmountInput"];
             /** @description What the ledger row says; empty: `Deposit` or `Withdrawal`. */
             description?: string;
+        };
+        /** @description An account a customer saved to pay again. */
+        Payee: {
+            id: number;
+            nickname: string;
+            account_number: components["schemas"]["AccountNumber"];
+            /** @description The account holder's full name. */
+            holder_name: string;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        PayeeInput: {
+            /** @description One line of text, trimmed. */
+            nickname: string;
+            account_number: components["schemas"]["AccountNumber"];
+            /** @description Optional; must be the caller's id (403 otherwise). */
+            user_id?: number;
+        };
+        /** @description A customer's daily transfer limit in one currency and what they sent today (UTC). */
+        DailyLimit: {
+            daily_transfer_limit: components["schemas"]["Amount"];
+            used_today: components["schemas"]["Amount"];
+            /** @example USD */
+            currency: string;
+        };
+        UserLimitInput: {
+            /** @description An amount of 0 or more (the same in each currency), or null for the configured default. */
+            daily_transfer_limit: components["schemas"]["AmountInput"] | null;
+        };
+        UserLimit: {
+            user_id: number;
+            daily_transfer_limit: components["schemas"]["Amount"];
+            /** @description The limit is the configured default (`daily_transfer_limit`). */
+            default: boolean;
         };
         /** @enum {string} */
         MoneyRequestStatus: "PENDING" | "ACCEPTED" | "REJECTED" | "EXPIRED";
@@ -2241,6 +2509,40 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    setUserLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A positive integer id. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserLimitInput"];
+            };
+        };
+        responses: {
+            /** @description The user's limit now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserLimit"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `user_not_found` (User not found). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     assignRoles: {
         parameters: {
             query?: never;
@@ -2774,7 +3076,7 @@ export interface operations {
             /** @description The Idempotency-Key was already used with a different request. */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
-            /** @description Insufficient funds, the same account on both sides, different currencies, a closed recipient account, or a deactivated recipient. */
+            /** @description Insufficient funds, the same account on both sides, different currencies, a closed recipient account, or a deactivated recipient; `daily_limit_exceeded` (Daily transfer limit exceeded): a transfer to another customer over the sender's daily limit in that currency (see `GET /api/user/limits`). */
             422: components["responses"]["Unprocessable"];
             500: components["responses"]["InternalError"];
         };
@@ -2815,7 +3117,7 @@ export interface operations {
             /** @description The Idempotency-Key was already used with a different request. */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
-            /** @description Insufficient funds, the same account on both sides, different currencies, a closed recipient account, or a deactivated recipient. */
+            /** @description Insufficient funds, the same account on both sides, different currencies, a closed recipient account, or a deactivated recipient; `daily_limit_exceeded` (Daily transfer limit exceeded): a transfer to another customer over the sender's daily limit in that currency (see `GET /api/user/limits`). */
             422: components["responses"]["Unprocessable"];
             500: components["responses"]["InternalError"];
         };
@@ -2854,6 +3156,129 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description Account not found (`account_id` missing or another customer's). */
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listScheduledTransfers: {
+        parameters: {
+            query?: {
+                /** @description Page size: default 100, at most 1000. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A bare array, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduledTransfer"][];
+                };
+            };
+            /** @description A bad `limit`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createScheduledTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduledTransferInput"];
+            };
+        };
+        responses: {
+            /** @description Scheduled. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduledTransfer"];
+                };
+            };
+            /** @description A bad account number, amount, description or frequency; `run_at` not RFC 3339, in the past or more than ten years ahead; `until` not after `run_at`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Account not found: `account_id` is not the caller's open account, or `to_account_id` is unknown. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The same account on both sides, a closed receiving account, a deactivated recipient, or different currencies. */
+            422: components["responses"]["Unprocessable"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cancelScheduledTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A positive integer id. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `scheduled_transfer_not_found`: unknown or another customer's. */
+            404: components["responses"]["NotFound"];
+            /** @description `scheduled_transfer_completed`: the series has already completed. */
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listScheduledTransferRuns: {
+        parameters: {
+            query?: {
+                /** @description Page size: default 100, at most 1000. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /** @description A positive integer id. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A bare array, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduledRun"][];
+                };
+            };
+            /** @description A bad `limit`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `scheduled_transfer_not_found`: unknown or another customer's. */
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
@@ -2948,7 +3373,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             /** @description The request is no longer pending (or has expired). */
             409: components["responses"]["Conflict"];
-            /** @description Insufficient funds (the request stays PENDING and nothing moves), a closed account, a deactivated requester, or different currencies. */
+            /** @description Insufficient funds or `daily_limit_exceeded` (Daily transfer limit exceeded: paying would pass the caller's daily limit); either way the request stays PENDING and nothing moves. Also a closed account, a deactivated requester, or different currencies. */
             422: components["responses"]["Unprocessable"];
             500: components["responses"]["InternalError"];
         };
@@ -3024,6 +3449,115 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MonthlySeries"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listPayees: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bare array of Payee. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payee"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createPayee: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayeeInput"];
+            };
+        };
+        responses: {
+            /** @description The new payee. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payee"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `account_not_found` (Account not found): no such open account. */
+            404: components["responses"]["NotFound"];
+            /** @description `payee_exists` (This account is already saved as a payee). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description `own_account` (You cannot save your own account as a payee). */
+            422: components["responses"]["Unprocessable"];
+            /** @description `too_many_lookups`. */
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deletePayee: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A positive integer id. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `payee_not_found` (Payee not found): unknown, or another user's. */
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDailyLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bare array of DailyLimit, by currency. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DailyLimit"][];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -3143,6 +3677,45 @@ export interface operations {
             /** @description The user already holds `ws_max_per_user` connections on this instance (code `too_many_connections`). */
             429: components["responses"]["TooManyRequests"];
             /** @description Live notifications are off on this instance. */
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getStatement: {
+        parameters: {
+            query: {
+                /** @description The account number (one of the caller's accounts). */
+                account_id: string;
+                /** @description First day, YYYY-MM-DD (UTC). */
+                from: string;
+                /** @description Last day, YYYY-MM-DD (UTC), included. */
+                to: string;
+                /** @description csv (the default) or pdf. */
+                format?: "csv" | "pdf";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement, as a download (`Content-Disposition: attachment; filename="meridian-<account>-<from>-<to>.csv"`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/pdf": string;
+                };
+            };
+            /** @description A missing or bad `account_id`, `from`, `to` or `format` (`fields` names each). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Account not found (missing or another customer's). */
+            404: components["responses"]["NotFound"];
+            /** @description `invalid_period` (`to` before `from`, or more than 366 days) or `statement_too_large` (a PDF of more than 10,000 rows). */
+            422: components["responses"]["Unprocessable"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -73,3 +73,26 @@ export type ServerNotification = S['Notification'];
 
 /** A live push on /ws (fields may be missing from older servers: the app fills them in). */
 export type PushedNotification = Partial<S['LiveNotification']> & { message: string };
+
+// Payees, daily limits, scheduled transfers, statements (contract §6).
+
+/** A saved recipient: GET /api/user/payees. */
+export type Payee = S['Payee'];
+export type PayeePayload = Omit<S['PayeeInput'], 'user_id'>;
+
+/** One currency's daily outgoing limit and what today's transfers used of it: GET /api/user/limits. */
+export type DailyLimit = S['DailyLimit'];
+/** An admin's change: an amount, or null for the configured default. */
+export type DailyLimitPayload = S['UserLimitInput'];
+export type UserLimit = S['UserLimit'];
+
+export type ScheduledTransfer = S['ScheduledTransfer'];
+export type ScheduleFrequency = ScheduledTransfer['frequency'];
+export type ScheduleStatus = ScheduledTransfer['status'];
+export type ScheduledTransferPayload = S['ScheduledTransferInput'];
+/** One past occurrence of a series: GET /api/user/scheduled-transfers/{id}/runs. */
+export type ScheduledRun = S['ScheduledRun'];
+
+/** GET /api/user/statements: dates are YYYY-MM-DD (UTC days), both included. */
+export type StatementQuery = Required<operations['getStatement']['parameters']['query']>;
+export type StatementFormat = StatementQuery['format'];

@@ -1,0 +1,69 @@
+import { useState } from 'react';
+import { View, type ViewStyle } from 'react-native';
+
+import { errorMessage } from '../../services/api/client';
+import { useCreatePayee } from '../../services/api/payees';
+import type { Payee } from '../../services/api/types';
+import { toast } from '../../state/toast';
+import { useThemed, type ThemedStyle } from '../../theme';
+import { payeeFormError } from '../../utils/validation';
+import { Button } from '../Button';
+import { TextField } from '../TextField';
+
+export interface SavePayeeFormProps {
+  /** The account number typed in the form. */
+  accountNumber: string;
+  onSaved: (payee: Payee) => void;
+  /** testIDs: `<prefix>-nickname`, `<prefix>-submit`. */
+  testIDPrefix: string;
+}
+
+/**
+ * "Save as payee" for a typed account number: a nickname and a button.
+ * The server's sentence explains a refusal (unknown account, already saved,
+ * one's own account).
+ */
+export function SavePayeeForm({ accountNumber, onSaved, testIDPrefix }: SavePayeeFormProps) {
+  const themed = useThemed();
+  const [nickname, setNickname] = useState('');
+  const create = useCreatePayee();
+
+  const save = () => {
+    if (create.isPending) return;
+    const invalid = payeeFormError({ nickname, accountNumber });
+    if (invalid) {
+      toast.error(invalid);
+      return;
+    }
+    create.mutate(
+      { nickname: nickname.trim(), account_number: accountNumber.trim() },
+      {
+        onSuccess: (payee) => {
+          toast.success('Payee saved');
+          setNickname('');
+          if (payee) onSaved(payee);
+        },
+        onError: (err) => toast.error(errorMessage(err, 'Failed to save payee')),
+      },
+    );
+  };
+
+  return (
+    <View style={themed($row)}>
+      <TextField
+        label="Payee nickname"
+        placeholder="e.g. Landlord"
+        value={nickname}
+        onChangeText={setNickname}
+        maxLength={100}
+        containerStyle={themed($field)}
+        testID={`${testIDPrefix}-nickname`}
+        onSubmitEditing={save}
+      />
+      <Button title="Save as payee" variant="outline" icon="user-plus" loading={create.isPending} onPress={save} testID={`${testIDPrefix}-submit`} />
+    </View>
+  );
+}
+
+const $row: ThemedStyle<ViewStyle> = ({ spacing }) => ({ flexDirection: 'row', flexWrap: 'wrap', alignItems: 'flex-end', gap: spacing.sm });
+const $field: ThemedStyle<ViewStyle> = () => ({ flexGrow: 1, flexBasis: 180 });

@@ -1,0 +1,30 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+
+import { api } from './client';
+import { queryKeys } from './keys';
+import type { DailyLimit, DailyLimitPayload, UserLimit } from './types';
+
+export const limitsApi = {
+  /** The caller's daily outgoing limit and today's use of it, one row per currency. */
+  mine: () => api.get<DailyLimit[]>('/user/limits'),
+  /** Admin: sets one customer's daily outgoing limit (the same in each currency); null: back to the configured default. */
+  setForUser: (userId: number, limit: DailyLimitPayload['daily_transfer_limit']) =>
+    api.put<UserLimit>(`/admin/users/${userId}/limits`, { daily_transfer_limit: limit } satisfies DailyLimitPayload),
+};
+
+/** GET /api/user/limits; refreshed by invalidateMoneyQueries after every money change. */
+export function useDailyLimits(enabled = true) {
+  return useQuery({ queryKey: queryKeys.limits, queryFn: limitsApi.mine, enabled });
+}
+
+/** The row of one currency, if the server sent one. */
+export function limitFor(rows: DailyLimit[] | undefined, currency: string | undefined): DailyLimit | undefined {
+  if (!currency || !Array.isArray(rows)) return undefined;
+  return rows.find((r) => r.currency?.toUpperCase() === currency.toUpperCase());
+}
+
+export function useSetDailyLimit() {
+  return useMutation({
+    mutationFn: ({ userId, limit }: { userId: number; limit: DailyLimitPayload['daily_transfer_limit'] }) => limitsApi.setForUser(userId, limit),
+  });
+}
