@@ -1,2 +1,3 @@
 export * from './colors';
 export * from './ThemeProvider';
+export * from './themed';

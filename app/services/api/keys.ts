@@ -13,6 +13,8 @@ export const queryFamilies = {
   dashboard: ['dashboard'],
   admin: ['admin'],
   notifications: ['notifications'],
+  config: ['config'],
+  security: ['security'],
 } as const;
 
 const f = queryFamilies;
@@ -34,6 +36,12 @@ export const queryKeys = {
   /** Same family as the audit log's pages: refreshing the log re-checks its chain. */
   auditChain: [...f.admin, 'audit-logs', 'verify'] as const,
   notifications: (filter: NotificationFilter) => [...f.notifications, filter] as const,
+  /** GET /api/config (no token needed). */
+  config: f.config,
+  /** The caller's two-factor state. */
+  twoFactor: [...f.security, 'two-factor'] as const,
+  /** The caller's signed-in sessions. */
+  sessions: [...f.security, 'sessions'] as const,
 };
 
 /**
