@@ -1,3 +1,4 @@
+import type { QueryClient } from '@tanstack/react-query';
 import * as Clipboard from 'expo-clipboard';
 import QRCode from 'react-native-qrcode-svg';
 
@@ -43,7 +44,21 @@ function server(extra: Parameters<typeof mockFetch>[0] = {}, enabled = false) {
 }
 
 signedInAs(customer, 'tok-alice');
-afterEach(() => twoFactorGate.clear());
+
+let client: QueryClient | null = null;
+function renderSecurity() {
+  const rendered = renderElement(<SecurityScreen />, { notifications: false });
+  client = rendered.queryClient;
+  return rendered;
+}
+
+// No query or mutation may still be settling when the test's session ends.
+afterEach(async () => {
+  const c = client;
+  client = null;
+  if (c) await waitFor(() => expect(c.isFetching() + c.isMutating()).toBe(0));
+  twoFactorGate.clear();
+});
 
 /** The QR code is drawn in the app: an SVG on the web, react-native-svg's tree on Android/iOS, holding the otpauth URL. */
 function expectQrOf(value: string) {
@@ -60,7 +75,7 @@ function expectQrOf(value: string) {
 describe('two-factor sign-in', () => {
   it('shows it off, with a way to set it up', async () => {
     server();
-    renderElement(<SecurityScreen />, { notifications: false });
+    renderSecurity();
     expect(screen.getByText('Security')).toBeTruthy();
     expect(await screen.findByTestId('twofactor-state')).toHaveTextContent('Off');
     expect(screen.getByTestId('twofactor-setup-start')).toHaveTextContent('Set up two-factor sign-in');
@@ -84,7 +99,7 @@ describe('two-factor sign-in', () => {
         return jsonResponse(200, { backup_codes: CODES });
       },
     });
-    renderElement(<SecurityScreen />, { notifications: false });
+    renderSecurity();
     fireEvent.press(await screen.findByTestId('twofactor-setup-start'));
 
     await screen.findByTestId('twofactor-setup');
@@ -131,7 +146,7 @@ describe('two-factor sign-in', () => {
       'POST /api/auth/2fa/setup': () =>
         jsonResponse(409, { error: 'Two-factor sign-in is already on; turn it off first to set it up again', code: 'two_factor_enabled' }),
     });
-    renderElement(<SecurityScreen />, { notifications: false });
+    renderSecurity();
     fireEvent.press(await screen.findByTestId('twofactor-setup-start'));
     expect(await screen.findByTestId('toast-error')).toHaveTextContent('Two-factor sign-in is already on; turn it off first to set it up again');
     expect(screen.queryByTestId('twofactor-setup')).toBeNull();
@@ -152,7 +167,7 @@ describe('two-factor sign-in', () => {
         return jsonResponse(204);
       },
     });
-    renderElement(<SecurityScreen />, { notifications: false });
+    renderSecurity();
     expect(await screen.findByTestId('twofactor-state')).toHaveTextContent('On');
     expect(screen.getByTestId('twofactor-backup-left')).toHaveTextContent('Backup codes left: 8');
 
@@ -183,7 +198,7 @@ describe('two-factor sign-in', () => {
   it('explains why an administrator was sent here (require_2fa_for_admins)', async () => {
     server();
     twoFactorGate.raise('Administrators must turn on two-factor sign-in first: set it up under Security');
-    renderElement(<SecurityScreen />, { notifications: false });
+    renderSecurity();
     expect(await screen.findByTestId('twofactor-required')).toHaveTextContent(
       'Administrators must turn on two-factor sign-in first: set it up under Security',
     );
@@ -193,7 +208,7 @@ describe('two-factor sign-in', () => {
 describe('sessions', () => {
   it('lists them, this device marked, a Sign out on every other one', async () => {
     server();
-    renderElement(<SecurityScreen />, { notifications: false });
+    renderSecurity();
     const current = await screen.findByTestId('session-7');
     expect(within(current).getByText('This device')).toBeTruthy();
     expect(within(current).getByText('Chrome on Linux')).toBeTruthy();
@@ -214,7 +229,7 @@ describe('sessions', () => {
         return jsonResponse(204);
       },
     });
-    renderElement(<SecurityScreen />, { notifications: false });
+    renderSecurity();
     fireEvent.press(await screen.findByTestId('session-signout-5'));
     expect(await screen.findByText('Session signed out')).toBeTruthy();
     await waitFor(() => expect(screen.queryByTestId('session-5')).toBeNull());
@@ -224,7 +239,7 @@ describe('sessions', () => {
 
   it("a refused sign-out shows the server's sentence", async () => {
     server({ 'DELETE /api/auth/sessions/5': () => jsonResponse(404, { error: 'Session not found', code: 'session_not_found' }) });
-    renderElement(<SecurityScreen />, { notifications: false });
+    renderSecurity();
     fireEvent.press(await screen.findByTestId('session-signout-5'));
     expect(await screen.findByTestId('toast-error')).toHaveTextContent('Session not found');
   });
@@ -238,7 +253,7 @@ describe('sessions', () => {
         return jsonResponse(204);
       },
     });
-    renderElement(<SecurityScreen />, { notifications: false });
+    renderSecurity();
     await screen.findByTestId('session-5');
     fireEvent.press(screen.getByTestId('sessions-revoke-others'));
     expect(await screen.findByText('Sign out 2 other sessions? This device stays signed in.')).toBeTruthy();
