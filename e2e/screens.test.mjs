@@ -40,6 +40,7 @@ const CUSTOMER_ROUTES = [
   { path: '/transaction-history?account_id=100200300', screen: 'screen-transaction-history', name: 'transaction-history', title: 'Transaction History' },
   { path: '/notifications', screen: 'screen-notifications', name: 'customer-notifications', title: 'Notifications' },
   { path: '/settings', screen: 'screen-settings', name: 'customer-settings', title: 'Settings' },
+  { path: '/security', screen: 'screen-security', name: 'customer-security', title: 'Security' },
 ];
 const ADMIN_ROUTES = [
   { path: '/', screen: 'screen-admin-dashboard', name: 'admin-dashboard', title: 'Admin Dashboard' },
@@ -48,6 +49,7 @@ const ADMIN_ROUTES = [
   { path: '/logs', screen: 'screen-logs', name: 'logs', title: 'System Logs' },
   { path: '/notifications', screen: 'screen-notifications', name: 'admin-notifications', title: 'Notifications' },
   { path: '/settings', screen: 'screen-settings', name: 'admin-settings', title: 'Settings' },
+  { path: '/security', screen: 'screen-security', name: 'admin-security', title: 'Security' },
 ];
 const VIEWPORTS = [
   { label: '1280', viewport: { width: 1280, height: 800 } },
