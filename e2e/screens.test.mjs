@@ -377,7 +377,7 @@ async function main() {
         const missing = wanted.filter((w) => ![...seen].some((s) => w.test(s)));
         assert.deepEqual(missing.map(String), [], `${path}: not reached by Tab (reached: ${[...seen].join(', ')})`);
       };
-      await reached('/users', 'screen-users', [/^users-search$/, /^user-toggle-\d+$/]);
+      await reached('/users', 'screen-users', [/^users-search$/, /^user-toggle-\d+$/, /^user-funds-\d+$/]);
       await reached('/Assign', 'screen-assign', [/^assign-role-\d+$/]);
       await reached('/logs', 'screen-logs', [/^logs-load-more$/]);
       await reached('/notifications', 'screen-notifications', [/^notifications-tab-all$/, /^notifications-tab-requests$/, /^notifications-tab-alerts$/]);
@@ -387,6 +387,33 @@ async function main() {
       await page.waitForFunction(() => document.querySelector('[data-testid="notifications-tab-alerts"]')?.getAttribute('aria-selected') === 'true');
     }),
   );
+
+  // ---------------------------------------------------------------- Security: the setup state (QR code)
+  await step('security: Tab reaches setup, the code field and Turn on; the setup state (QR code) passes axe, light and dark', async () => {
+    const c = await newCustomer(base, 'Sam Security');
+    for (const theme of THEMES) {
+      await withBrowser(`security setup ${theme}`, { theme, colorScheme: theme }, async (page) => {
+        await signIn(page, base, c);
+        await page.goto(`${base}/security`);
+        await settle(page, 'screen-security');
+        const tabTo = async (wanted) => {
+          const seen = new Set();
+          for (let i = 0; i < 80 && wanted.some((w) => ![...seen].some((x) => w.test(x))); i++) {
+            await page.keyboard.press('Tab');
+            const id = await page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? '');
+            if (id) seen.add(id);
+          }
+          const missing = wanted.filter((w) => ![...seen].some((x) => w.test(x)));
+          assert.deepEqual(missing.map(String), [], `/security: not reached by Tab (reached: ${[...seen].join(', ')})`);
+        };
+        await tabTo([/^twofactor-setup-start$/]);
+        await page.keyboard.press('Enter');
+        await page.locator(`${tid('twofactor-qr')} svg`).waitFor();
+        await tabTo([/^twofactor-code$/, /^twofactor-enable$/, /^twofactor-cancel$/]);
+        await visit(page, { name: 'security-setup' }, `1280-${theme}`, '1280');
+      });
+    }
+  });
 
   // ---------------------------------------------------------------- every screen: screenshots, axe, 390px
   for (const { label, viewport } of VIEWPORTS) {

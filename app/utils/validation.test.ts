@@ -5,6 +5,7 @@ import {
   moneyRequestFormError,
   transferFormError,
   validateAccountForm,
+  validateFundsForm,
 } from './validation';
 
 describe('amounts', () => {
@@ -43,5 +44,20 @@ describe('form rules', () => {
     expect(transferFormError(bad)).toBe(INVALID_AMOUNT_MESSAGE);
     expect(moneyRequestFormError(bad)).toBe(INVALID_AMOUNT_MESSAGE);
     expect(transferFormError({ ...bad, amount: '12.50' })).toBeNull();
+  });
+});
+
+describe('validateFundsForm (an administrator deposit or withdrawal)', () => {
+  it('needs a positive amount with at most two decimals', () => {
+    expect(validateFundsForm({ amount: '', description: '' })).toEqual({ amount: 'Amount is required' });
+    expect(validateFundsForm({ amount: '0', description: '' })).toEqual({ amount: INVALID_AMOUNT_MESSAGE });
+    expect(validateFundsForm({ amount: '1.005', description: '' })).toEqual({ amount: INVALID_AMOUNT_MESSAGE });
+    expect(validateFundsForm({ amount: '-5', description: '' })).toEqual({ amount: INVALID_AMOUNT_MESSAGE });
+    expect(validateFundsForm({ amount: '125.50', description: '' })).toEqual({});
+  });
+
+  it('takes a description of at most 255 characters', () => {
+    expect(validateFundsForm({ amount: '1', description: 'x'.repeat(255) })).toEqual({});
+    expect(validateFundsForm({ amount: '1', description: 'x'.repeat(256) })).toEqual({ description: 'Description can be at most 255 characters' });
   });
 });
