@@ -6,6 +6,7 @@ import { errorMessage } from '../../services/api/client';
 import { useEndOtherSessions, useEndSession, useSessions } from '../../services/api/sessions';
 import type { SignedInSession } from '../../services/api/types';
 import { toast } from '../../state/toast';
+import { useTwoFactorGate } from '../../state/twoFactorGate';
 import { type ThemedStyle, useThemedStyles } from '../../theme';
 import { formatFullDate, formatRelativeTime } from '../../utils/relativeTime';
 import { describeUserAgent } from '../../utils/twoFactor';
@@ -18,7 +19,9 @@ import { Text } from '../Text';
 /** The signed-in sessions: this device marked, a Sign out button on each other, and all others at once. */
 export function SessionsCard() {
   const styles = useThemedStyles(themed);
-  const sessions = useSessions();
+  // require_2fa_for_admins: the server refuses the list until two-factor sign-in is on.
+  const gated = useTwoFactorGate((s) => s.message !== null);
+  const sessions = useSessions(!gated);
   const endOne = useEndSession();
   const endOthers = useEndOtherSessions();
   const [busyId, setBusyId] = useState<number | null>(null);
@@ -47,7 +50,8 @@ export function SessionsCard() {
   };
 
   let body;
-  if (sessions.isPending) body = <Text variant="muted">Loading sessions...</Text>;
+  if (gated) body = <Text variant="muted">Your sessions are listed here once two-factor sign-in is on.</Text>;
+  else if (sessions.isPending) body = <Text variant="muted">Loading sessions...</Text>;
   else if (sessions.isError) body = <Text variant="muted">Sessions could not be read. Try again later.</Text>;
   else
     body = (

@@ -12,10 +12,10 @@ export const sessionsApi = {
   endOthers: () => api.post<void>('/auth/sessions/revoke-others'),
 };
 
-/** Newest first; `current` marks this device's. */
-export function useSessions() {
+/** Newest first; `current` marks this device's. `enabled: false` while the server would refuse (the 2FA gate). */
+export function useSessions(enabled = true) {
   const token = useSession((s) => s.token);
-  return useQuery({ queryKey: queryKeys.sessions, queryFn: sessionsApi.list, enabled: !!token });
+  return useQuery({ queryKey: queryKeys.sessions, queryFn: sessionsApi.list, enabled: enabled && !!token });
 }
 
 /** Signs one session out; the list drops it at once, then refreshes. */
