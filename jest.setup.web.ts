@@ -15,3 +15,8 @@ jest.mock('react-native-web/dist/exports/Modal/ModalAnimation', () => {
   const ModalAnimation = actual.default;
   return { __esModule: true, default: (props: object) => ModalAnimation({ ...props, animationType: 'none' }) };
 });
+
+// jsdom lacks TextEncoder, which browsers and Hermes have (the QR code encoder uses it).
+if (typeof globalThis.TextEncoder === 'undefined') {
+  (globalThis as { TextEncoder?: unknown }).TextEncoder = require('util').TextEncoder;
+}

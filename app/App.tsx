@@ -11,12 +11,13 @@ import { queryClient } from './services/api/queryClient';
 import { wireQueryManagers } from './services/appLifecycle';
 import { NotificationsProvider } from './state/NotificationsProvider';
 import { sessionStore } from './state/session';
+import { twoFactorGate } from './state/twoFactorGate';
 import { ThemeProvider, useTheme } from './theme';
 
 /**
  * Reads the server address (Android/iOS), then the stored session, so no
  * request leaves before the app knows where to send it; clears the
- * server-data cache whenever the token goes away.
+ * server-data cache (and the two-factor gate) whenever the token goes away.
  */
 function useSessionLifecycle() {
   useEffect(() => {
@@ -24,7 +25,10 @@ function useSessionLifecycle() {
     let last = sessionStore.getState().token;
     return sessionStore.subscribe(() => {
       const { token } = sessionStore.getState();
-      if (last && !token) queryClient.clear();
+      if (last && !token) {
+        queryClient.clear();
+        twoFactorGate.clear();
+      }
       last = token;
     });
   }, []);

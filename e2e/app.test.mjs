@@ -9,6 +9,7 @@ import { newCustomer, openAccount, unique } from './lib/api.mjs';
 import { byTestId, openBrowser } from './lib/browser.mjs';
 import { ROOT, startServer } from './lib/server.mjs';
 import { selectContaining } from './screens/walk.mjs';
+import { stepOf, totp } from './lib/totp.mjs';
 
 const ARTIFACTS = join(ROOT, 'e2e', 'artifacts');
 const ALICE = { email: 'alice@meridian.test', password: 'alice12345' };
@@ -318,6 +319,174 @@ describe('Meridian web app against bin/meridian', () => {
       // Stored as read on the server.
       const stored = await b.client.get('/user/notifications');
       assert.equal(stored.find((n) => n.message === message)?.is_new, false);
+    });
+  });
+
+  test('two-factor sign-in: set up with the in-app QR code, sign in with a code, end another session from Security', async () => {
+    const c = await newCustomer(server.baseURL, 'Tess Twofactor');
+    let backupCodes = [];
+    let secret = '';
+
+    await scenario('two-factor', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, c);
+      await page.locator(byTestId('shell')).waitFor();
+
+      // Security, from the profile menu.
+      await page.locator(byTestId('profile-button')).click();
+      await page.locator(byTestId('menu-security')).click();
+      await waitForPath(page, '/security');
+      assert.equal(await pageTitle(page), 'Security');
+      assert.equal((await page.locator(byTestId('twofactor-state')).textContent())?.trim(), 'Off');
+
+      // Set up: the QR code is an SVG drawn by the app (no image from elsewhere), the key beside it.
+      const setup = page.waitForResponse((r) => r.url().endsWith('/api/auth/2fa/setup') && r.request().method() === 'POST');
+      await page.locator(byTestId('twofactor-setup-start')).click();
+      const answer = await (await setup).json();
+      await page.locator(`${byTestId('twofactor-qr')} svg path`).first().waitFor();
+      assert.equal(await page.locator(`${byTestId('twofactor-qr')} img`).count(), 0);
+      assert.equal(await page.locator(byTestId('twofactor-qr')).getAttribute('aria-label'), 'QR code for your authenticator app');
+      secret = ((await page.locator(byTestId('twofactor-secret')).textContent()) ?? '').replace(/\s+/g, '');
+      assert.equal(secret, answer.secret, 'the key on the page is the one the server made');
+      assert.match(answer.otpauth_url, new RegExp(`secret=${secret}`));
+
+      // Turn on with the previous step's code (one step of drift is allowed), so the
+      // current step's code is still unused for the sign-in below.
+      await page.locator(byTestId('twofactor-code')).fill(totp(secret, stepOf() - 1));
+      await page.locator(byTestId('twofactor-enable')).click();
+      await page.locator(byTestId('twofactor-backup-codes')).waitFor();
+      backupCodes = (await page.locator(byTestId('twofactor-backup-code')).allTextContents()).map((t) => t.trim());
+      assert.equal(backupCodes.length, 10);
+      for (const code of backupCodes) assert.match(code, /^[a-z2-9]{5}-[a-z2-9]{5}$/);
+      await page.locator(byTestId('twofactor-codes-saved')).click();
+      await page.locator(byTestId('twofactor-codes-done')).click();
+      await expectToast(page, 'Two-factor sign-in is on');
+      await page.locator(byTestId('twofactor-state')).getByText('On', { exact: true }).waitFor();
+      assert.equal(await page.locator(byTestId('twofactor-backup-code')).count(), 0, 'the codes are shown once');
+
+      // Sign out, then in again: the password, then the code.
+      await page.locator(byTestId('profile-button')).click();
+      await page.locator(byTestId('menu-logout')).click();
+      await waitForPath(page, '/auth');
+      await signIn(page, c);
+      await page.locator(byTestId('twofactor-form')).waitFor();
+      assert.equal(await storage(page, 'token'), null, 'no token after the password alone');
+      const now = stepOf();
+      const valid = new Set([totp(secret, now - 1), totp(secret, now), totp(secret, now + 1)]);
+      let wrong = '000000';
+      while (valid.has(wrong)) wrong = String(Number(wrong) + 1).padStart(6, '0');
+      await page.locator(byTestId('login-code')).fill(wrong);
+      await page.locator(byTestId('login-verify')).click();
+      await page.locator(byTestId('twofactor-form')).getByText('Invalid code').waitFor();
+      await page.locator(byTestId('login-code')).fill(totp(secret, stepOf()));
+      await page.locator(byTestId('login-verify')).click();
+      await expectToast(page, 'Login successful!');
+      await waitForPath(page, '/');
+      assert.ok((await storage(page, 'token'))?.length > 10);
+
+      // A second browser signs in with a backup code.
+      const other = await openBrowser();
+      let otherSession;
+      try {
+        await other.page.goto(`${server.baseURL}/auth`);
+        await signIn(other.page, c);
+        await other.page.locator(byTestId('login-code')).fill(backupCodes[0]);
+        await other.page.locator(byTestId('login-verify')).click();
+        await other.page.locator(byTestId('shell')).waitFor();
+        const otherToken = await storage(other.page, 'token');
+        const mine = await fetch(`${server.baseURL}/api/auth/sessions`, { headers: { Authorization: `Bearer ${otherToken}` } });
+        otherSession = (await mine.json()).find((s) => s.current);
+        assert.ok(otherSession, 'the second browser has its session');
+
+        // From the first browser: its Security page lists it; Sign out ends it.
+        await page.locator(byTestId('profile-button')).click();
+        await page.locator(byTestId('menu-security')).click();
+        await waitForPath(page, '/security');
+        const row = page.locator(byTestId(`session-${otherSession.id}`));
+        await row.waitFor();
+        assert.equal(await row.locator('[data-testid^="session-current-"]').count(), 0);
+        await page.locator('[data-testid^="session-current-"]').getByText('This device').waitFor();
+        await page.locator(byTestId(`session-signout-${otherSession.id}`)).click();
+        await expectToast(page, 'Session signed out');
+        await row.waitFor({ state: 'detached' });
+
+        // The second browser's next call is refused: back to /auth.
+        await other.page.reload();
+        await waitForPath(other.page, '/auth');
+        assert.equal(await storage(other.page, 'token'), null);
+        assert.deepEqual(other.pageErrors.map(String), []);
+      } finally {
+        await other.close();
+      }
+
+      // Every other session (the API client's sign-in): ended at once; this one stays.
+      await page.locator(byTestId('sessions-revoke-others')).click();
+      await page.locator(byTestId('sessions-revoke-others-dialog-confirm')).click();
+      await expectToast(page, 'Every other session is signed out');
+      const apiMe = await fetch(`${server.baseURL}/api/auth/me`, { headers: { Authorization: `Bearer ${c.token}` } });
+      assert.equal(apiMe.status, 401);
+      const selfMe = await fetch(`${server.baseURL}/api/auth/me`, { headers: { Authorization: `Bearer ${await storage(page, 'token')}` } });
+      assert.equal(selfMe.status, 200);
+      // The backup code is spent.
+      const challenge = await (await fetch(`${server.baseURL}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ email: c.email, password: c.password }),
+      })).json();
+      assert.equal(challenge.two_factor_required, true);
+      const reuse = await fetch(`${server.baseURL}/api/auth/2fa/verify`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ challenge: challenge.challenge, code: backupCodes[0] }),
+      });
+      assert.equal(reuse.status, 401);
+    });
+  });
+
+  test('an admin deposits into a customer account from the Users screen; a withdrawal over the balance is refused in the form', async () => {
+    const c = await newCustomer(server.baseURL, 'Dora Deposit');
+    const account = await openAccount(c, 0);
+    await scenario('admin deposit', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, ADMIN);
+      await page.locator(byTestId('screen-admin-dashboard')).waitFor();
+      await page.goto(`${server.baseURL}/users`);
+      await page.locator(byTestId(`user-funds-${c.user.id}`)).click();
+      await page.locator(byTestId(`user-deposit-${c.user.id}`)).click();
+      await page.locator(byTestId('funds-modal')).getByText('Deposit to Dora Deposit').waitFor();
+      const select = page.locator(`select${byTestId('funds-account')}`);
+      await select.waitFor();
+      assert.match((await select.locator('option:checked').textContent()) ?? '', new RegExp(`^${account.account_number} · .* · \\$0\\.00$`));
+      await page.locator(byTestId('funds-amount')).fill('125.50');
+      await page.locator(byTestId('funds-description')).fill('Cash at the counter');
+      await page.locator(byTestId('funds-submit')).click();
+      await expectToast(page, `Deposited $125.50 into ${account.account_number}`);
+      await page.locator(byTestId('funds-modal')).waitFor({ state: 'detached' });
+
+      // The balance shows it, in the admin's view and the customer's.
+      await page.locator(byTestId(`user-funds-${c.user.id}`)).click();
+      await page.locator(byTestId(`user-withdraw-${c.user.id}`)).click();
+      await page.locator(`select${byTestId('funds-account')} option:checked`).filter({ hasText: '$125.50' }).waitFor({ state: 'attached' });
+      const mine = await c.client.get('/user/accounts');
+      assert.equal(mine.find((a) => a.account_number === account.account_number).balance, 125.5);
+      const history = await c.client.get(`/user/transactions/history?account_id=${account.account_number}`);
+      assert.equal(history.data[0].description, 'Cash at the counter');
+      assert.equal(history.data[0].transaction_type, 'CREDIT');
+
+      // More than the balance: the server's sentence, in the form.
+      await page.locator(byTestId('funds-amount')).fill('1000');
+      await page.locator(byTestId('funds-submit')).click();
+      await page.locator(byTestId('funds-error')).getByText('Insufficient funds').waitFor();
+      await page.locator(byTestId('funds-cancel')).click();
+    });
+
+    // The customer sees it on Account Registration.
+    await scenario('deposit seen by the customer', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, c);
+      await page.locator(byTestId('shell')).waitFor();
+      await page.goto(`${server.baseURL}/account-registration`);
+      await page.locator(byTestId('accounts-table')).getByText('$125.50').waitFor();
     });
   });
 

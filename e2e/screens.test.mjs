@@ -57,6 +57,7 @@ const CUSTOMER_ROUTES = [
   { path: '/transaction-history?account_id=100200300', screen: 'screen-transaction-history', name: 'statement-form', title: 'Transaction History', open: (page) => openState(page, ['statement-open'], 'statement-modal') },
   { path: '/notifications', screen: 'screen-notifications', name: 'customer-notifications', title: 'Notifications' },
   { path: '/settings', screen: 'screen-settings', name: 'customer-settings', title: 'Settings' },
+  { path: '/security', screen: 'screen-security', name: 'customer-security', title: 'Security' },
 ];
 const ADMIN_ROUTES = [
   { path: '/', screen: 'screen-admin-dashboard', name: 'admin-dashboard', title: 'Admin Dashboard' },
@@ -66,6 +67,7 @@ const ADMIN_ROUTES = [
   { path: '/logs', screen: 'screen-logs', name: 'logs', title: 'System Logs' },
   { path: '/notifications', screen: 'screen-notifications', name: 'admin-notifications', title: 'Notifications' },
   { path: '/settings', screen: 'screen-settings', name: 'admin-settings', title: 'Settings' },
+  { path: '/security', screen: 'screen-security', name: 'admin-security', title: 'Security' },
 ];
 const VIEWPORTS = [
   { label: '1280', viewport: { width: 1280, height: 800 } },
@@ -401,7 +403,7 @@ async function main() {
         const missing = wanted.filter((w) => ![...seen].some((s) => w.test(s)));
         assert.deepEqual(missing.map(String), [], `${path}: not reached by Tab (reached: ${[...seen].join(', ')})`);
       };
-      await reached('/users', 'screen-users', [/^users-search$/, /^user-toggle-\d+$/]);
+      await reached('/users', 'screen-users', [/^users-search$/, /^user-toggle-\d+$/, /^user-funds-\d+$/]);
       await reached('/Assign', 'screen-assign', [/^assign-role-\d+$/]);
       await reached('/logs', 'screen-logs', [/^logs-load-more$/]);
       await reached('/notifications', 'screen-notifications', [/^notifications-tab-all$/, /^notifications-tab-requests$/, /^notifications-tab-alerts$/]);
@@ -442,6 +444,32 @@ async function main() {
       await reach([/^statement-open$/]);
     }),
   );
+  // ---------------------------------------------------------------- Security: the setup state (QR code)
+  await step('security: Tab reaches setup, the code field and Turn on; the setup state (QR code) passes axe, light and dark', async () => {
+    const c = await newCustomer(base, 'Sam Security');
+    for (const theme of THEMES) {
+      await withBrowser(`security setup ${theme}`, { theme, colorScheme: theme }, async (page) => {
+        await signIn(page, base, c);
+        await page.goto(`${base}/security`);
+        await settle(page, 'screen-security');
+        const tabTo = async (wanted) => {
+          const seen = new Set();
+          for (let i = 0; i < 80 && wanted.some((w) => ![...seen].some((x) => w.test(x))); i++) {
+            await page.keyboard.press('Tab');
+            const id = await page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? '');
+            if (id) seen.add(id);
+          }
+          const missing = wanted.filter((w) => ![...seen].some((x) => w.test(x)));
+          assert.deepEqual(missing.map(String), [], `/security: not reached by Tab (reached: ${[...seen].join(', ')})`);
+        };
+        await tabTo([/^twofactor-setup-start$/]);
+        await page.keyboard.press('Enter');
+        await page.locator(`${tid('twofactor-qr')} svg`).waitFor();
+        await tabTo([/^twofactor-code$/, /^twofactor-enable$/, /^twofactor-cancel$/]);
+        await visit(page, { name: 'security-setup' }, `1280-${theme}`, '1280');
+      });
+    }
+  });
 
   // ---------------------------------------------------------------- every screen: screenshots, axe, 390px
   for (const { label, viewport } of VIEWPORTS) {

@@ -31,6 +31,7 @@ describe('the URL table', () => {
     ['/Assign', 'Assign'],
     ['/logs', 'Logs'],
     ['/settings', 'Settings'],
+    ['/security', 'Security'],
   ];
 
   it.each(table)('%s opens %s inside the shell', (path, name) => {

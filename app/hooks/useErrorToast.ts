@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'react';
 
 import { ApiError } from '../services/api/client';
 import { toast } from '../state/toast';
+import { TWO_FACTOR_REQUIRED_CODE } from '../state/twoFactorGate';
 
 /**
  * Raises an error toast once per failure of a query: pass the query's
@@ -10,7 +11,8 @@ import { toast } from '../state/toast';
  *
  * `message` is the text, or a function of the error (e.g. the server's
  * message, else a fallback). A 401 raises nothing: the session signs out and
- * the login screen says the rest.
+ * the login screen says the rest. Nor does a 403 `two_factor_required`: the
+ * shell sends the administrator to Security, which explains it.
  */
 export function useErrorToast(
   error: unknown,
@@ -24,6 +26,7 @@ export function useErrorToast(
     if (!error || shown.current === errorUpdatedAt) return;
     shown.current = errorUpdatedAt;
     if (error instanceof ApiError && error.status === 401) return;
+    if (error instanceof ApiError && error.code === TWO_FACTOR_REQUIRED_CODE) return;
     const m = latest.current;
     toast.error(typeof m === 'function' ? m(error) : m);
   }, [error, errorUpdatedAt]);

@@ -19,6 +19,7 @@ import { Shell } from '../components/shell/Shell';
 import { signOut, useMe } from '../services/api/auth';
 import { sessionStore, useSession } from '../state/session';
 import { toast } from '../state/toast';
+import { twoFactorGate, useTwoFactorGate } from '../state/twoFactorGate';
 import { roleMayOpen, type AppParamList, type AppRouteName, type RootParamList } from './routes';
 
 export interface ShellScreenOptions {
@@ -46,7 +47,10 @@ type ShellNavigatorProps = DefaultNavigatorOptions<
  * need none of their own:
  * - signed out: remember the page, go to /auth;
  * - a page not for the role (admin pages for a User, customer pages for an
- *   Admin): 'Unauthorized access', go to /.
+ *   Admin): 'Unauthorized access', go to /;
+ * - an administrator the server refuses until two-factor sign-in is on
+ *   (require_2fa_for_admins, 403 two_factor_required): the server's sentence,
+ *   go to /security.
  */
 function ShellNavigator({ id, initialRouteName, children, screenOptions, layout, screenListeners, screenLayout }: ShellNavigatorProps) {
   const { state, descriptors, navigation, render } = useNavigationBuilder<
@@ -90,6 +94,18 @@ function ShellNavigator({ id, initialRouteName, children, screenOptions, layout,
     }
     navigation.navigate('Dashboard');
   }, [forbidden, route.key, navigation]);
+
+  // Two-factor gate: each refusal sends the admin (back) to Security.
+  const gateRaisedAt = useTwoFactorGate((s) => s.raisedAt);
+  const handledGate = useRef(gateRaisedAt);
+  useEffect(() => {
+    if (gateRaisedAt === handledGate.current) return;
+    handledGate.current = gateRaisedAt;
+    const { message } = twoFactorGate.getState();
+    if (!message || !token) return;
+    toast.error(message, { id: 'two-factor-required' });
+    if (routeName !== 'Security') navigation.navigate('Security');
+  }, [gateRaisedAt, routeName, token, navigation]);
 
   let content: ReactNode;
   if (!hydrated || !token || (needsUser && !me.isError) || forbidden) {

@@ -14,6 +14,7 @@ export type AppParamList = {
   Assign: undefined;
   Logs: undefined;
   Settings: undefined;
+  Security: undefined;
 };
 
 export type AppRouteName = keyof AppParamList;
@@ -54,6 +55,7 @@ export const APP_PATHS: Record<AppRouteName, string> = {
   Assign: 'Assign',
   Logs: 'logs',
   Settings: 'settings',
+  Security: 'security',
 };
 
 export const AUTH_PATH = 'auth';
@@ -83,6 +85,7 @@ export const ROUTE_TITLES: Record<AppRouteName, string> = {
   Assign: 'Role Assignment',
   Logs: 'System Logs',
   Settings: 'Settings',
+  Security: 'Security',
 };
 
 /** '/transaction-history?account_id=123' for a route and its params. */

@@ -8,6 +8,7 @@ import { useErrorToast } from '../hooks/useErrorToast';
 import type { RootParamList } from '../navigators/routes';
 import { useAccounts, useAccountTypes, useCreateAccount, useDeleteAccount, useUpdateAccount } from '../services/api/accounts';
 import { errorMessage } from '../services/api/client';
+import { useCustomerFunding } from '../services/api/config';
 import type { Account } from '../services/api/types';
 import { useSession } from '../state/session';
 import { toast } from '../state/toast';
@@ -30,6 +31,8 @@ export default function AccountRegistrationScreen() {
   const create = useCreateAccount();
   const update = useUpdateAccount();
   const remove = useDeleteAccount();
+  // customer_funding off: accounts open at 0 and balances are not edited here (the bank deposits).
+  const funding = useCustomerFunding();
 
   useErrorToast(accounts.error, accounts.errorUpdatedAt, 'Failed to fetch accounts');
   useErrorToast(types.error, types.errorUpdatedAt, 'Failed to fetch account types');
@@ -185,15 +188,17 @@ export default function AccountRegistrationScreen() {
           autoCorrect={false}
           testID="account-number"
         />
-        <TextField
-          label="Initial Balance"
-          type="number"
-          value={form.balance}
-          onChangeText={(v) => set('balance', v)}
-          error={errors.balance}
-          placeholder="0.00"
-          testID="account-balance"
-        />
+        {funding ? (
+          <TextField
+            label="Initial Balance"
+            type="number"
+            value={form.balance}
+            onChangeText={(v) => set('balance', v)}
+            error={errors.balance}
+            placeholder="0.00"
+            testID="account-balance"
+          />
+        ) : null}
         <Select<number>
           label="Account Type"
           required

@@ -5,7 +5,9 @@ import { KeyboardAvoidingView, Platform, Pressable, ScrollView, StyleSheet, View
 import { useSafeAreaInsets } from 'react-native-safe-area-context';
 
 import { Button, Checkbox, Tabs, Text, TextField } from '../components';
+import { TwoFactorStep } from '../components/auth/TwoFactorStep';
 import { useServerField } from '../components/ServerField';
+import { useTwoFactorSignIn } from '../hooks/useTwoFactorSignIn';
 import type { RootParamList } from '../navigators/routes';
 import { useLogin, useRegister } from '../services/api/auth';
 import { errorMessage } from '../services/api/client';
@@ -45,8 +47,14 @@ export default function AuthScreen() {
   const [form, setForm] = useState<RegisterForm>(EMPTY_REGISTER);
   const [registerErrors, setRegisterErrors] = useState<Partial<Record<keyof RegisterForm, string>>>({});
 
+  // Two-factor sign-in on: the password step answers a challenge, the code step follows.
+  const second = useTwoFactorSignIn();
   const login = useLogin({
     onSignedIn: () => toast.success('Login successful!'),
+    onChallenge: (challenge) => {
+      setPassword('');
+      second.begin(challenge);
+    },
     onError: (err) => toast.error(errorMessage(err, 'Invalid credentials')),
   });
   const register = useRegister();
@@ -68,6 +76,7 @@ export default function AuthScreen() {
     setLoginErrors(errors);
     if (errors.username || errors.password || login.isPending || checkingServer) return;
     if (!(await server.ensure())) return;
+    second.clearExpired();
     login.mutate({ email: username.trim(), password });
   };
 
@@ -115,113 +124,131 @@ export default function AuthScreen() {
               Welcome to Meridian Bank
             </Text>
             <Text variant="muted" testID="auth-subtitle" style={styles.centerText}>
-              {mode === 'login' ? 'Sign in to your account' : 'Create your account'}
+              {second.active ? 'Two-factor sign-in' : mode === 'login' ? 'Sign in to your account' : 'Create your account'}
             </Text>
           </View>
 
-          <Tabs<Mode>
-            accessibilityLabel="Sign in or register"
-            value={mode}
-            onChange={setMode}
-            tabs={[
-              { key: 'login', label: 'Login', testID: 'tab-login' },
-              { key: 'register', label: 'Register', testID: 'tab-register' },
-            ]}
-          />
-
-          {server.field}
-
-          {mode === 'login' ? (
-            <View style={styles.form} testID="login-form">
-              <TextField
-                label="Username"
-                testID="login-username"
-                value={username}
-                onChangeText={setUsername}
-                error={loginErrors.username}
-                autoCapitalize="none"
-                autoCorrect={false}
-                autoComplete="username"
-                keyboardType="email-address"
-                required
-                returnKeyType="next"
-              />
-              <TextField
-                label="Password"
-                type="password"
-                testID="login-password"
-                value={password}
-                onChangeText={setPassword}
-                error={loginErrors.password}
-                autoComplete="current-password"
-                required
-                onSubmitEditing={() => void submitLogin()}
-                returnKeyType="go"
-              />
-              <View style={styles.row}>
-                <Checkbox label="Remember me" checked={remember} onChange={setRemember} testID="remember-me" />
-                <Pressable role="link" testID="forgot-password" onPress={() => undefined}>
-                  <Text variant="muted" style={{ color: colors.primary }}>
-                    Forgot your password
-                  </Text>
-                </Pressable>
-              </View>
-              <Button
-                title={login.isPending ? 'Signing in...' : 'Login'}
-                testID="login-submit"
-                onPress={() => void submitLogin()}
-                loading={login.isPending || checkingServer}
-                fullWidth
-              />
-            </View>
+          {second.active ? (
+            <TwoFactorStep
+              code={second.code}
+              onChangeCode={second.changeCode}
+              error={second.codeError}
+              verifying={second.verifying}
+              onSubmit={second.submit}
+              onBack={second.back}
+            />
           ) : (
-            <View style={styles.form} testID="register-form">
-              <TextField
-                label="Full Name"
-                testID="register-fullname"
-                value={form.full_name}
-                onChangeText={set('full_name')}
-                error={registerErrors.full_name}
-                autoComplete="name"
-                required
+            <>
+              <Tabs<Mode>
+                accessibilityLabel="Sign in or register"
+                value={mode}
+                onChange={setMode}
+                tabs={[
+                  { key: 'login', label: 'Login', testID: 'tab-login' },
+                  { key: 'register', label: 'Register', testID: 'tab-register' },
+                ]}
               />
-              <TextField
-                label="Email"
-                type="email"
-                testID="register-email"
-                value={form.email}
-                onChangeText={set('email')}
-                error={registerErrors.email}
-                required
-              />
-              <TextField
-                label="Phone"
-                type="tel"
-                testID="register-phone"
-                value={form.phone_number}
-                onChangeText={set('phone_number')}
-                error={registerErrors.phone_number}
-                required
-              />
-              <TextField
-                label="Password"
-                type="password"
-                testID="register-password"
-                value={form.password}
-                onChangeText={set('password')}
-                error={registerErrors.password}
-                autoComplete="new-password"
-                required
-                onSubmitEditing={() => void submitRegister()}
-              />
-              <Button
-                title={register.isPending ? 'Registering...' : 'Register'}
-                testID="register-submit"
-                onPress={() => void submitRegister()}
-                loading={register.isPending || checkingServer}
-                fullWidth
-              />
-            </View>
+
+              {server.field}
+
+              {mode === 'login' ? (
+                <View style={styles.form} testID="login-form">
+                  {second.expired ? (
+                    <Text role="alert" testID="login-expired" style={{ color: colors.danger }}>
+                      {second.expired}
+                    </Text>
+                  ) : null}
+                  <TextField
+                    label="Username"
+                    testID="login-username"
+                    value={username}
+                    onChangeText={setUsername}
+                    error={loginErrors.username}
+                    autoCapitalize="none"
+                    autoCorrect={false}
+                    autoComplete="username"
+                    keyboardType="email-address"
+                    required
+                    returnKeyType="next"
+                  />
+                  <TextField
+                    label="Password"
+                    type="password"
+                    testID="login-password"
+                    value={password}
+                    onChangeText={setPassword}
+                    error={loginErrors.password}
+                    autoComplete="current-password"
+                    required
+                    onSubmitEditing={() => void submitLogin()}
+                    returnKeyType="go"
+                  />
+                  <View style={styles.row}>
+                    <Checkbox label="Remember me" checked={remember} onChange={setRemember} testID="remember-me" />
+                    <Pressable role="link" testID="forgot-password" onPress={() => undefined}>
+                      <Text variant="muted" style={{ color: colors.primary }}>
+                        Forgot your password
+                      </Text>
+                    </Pressable>
+                  </View>
+                  <Button
+                    title={login.isPending ? 'Signing in...' : 'Login'}
+                    testID="login-submit"
+                    onPress={() => void submitLogin()}
+                    loading={login.isPending || checkingServer}
+                    fullWidth
+                  />
+                </View>
+              ) : (
+                <View style={styles.form} testID="register-form">
+                  <TextField
+                    label="Full Name"
+                    testID="register-fullname"
+                    value={form.full_name}
+                    onChangeText={set('full_name')}
+                    error={registerErrors.full_name}
+                    autoComplete="name"
+                    required
+                  />
+                  <TextField
+                    label="Email"
+                    type="email"
+                    testID="register-email"
+                    value={form.email}
+                    onChangeText={set('email')}
+                    error={registerErrors.email}
+                    required
+                  />
+                  <TextField
+                    label="Phone"
+                    type="tel"
+                    testID="register-phone"
+                    value={form.phone_number}
+                    onChangeText={set('phone_number')}
+                    error={registerErrors.phone_number}
+                    required
+                  />
+                  <TextField
+                    label="Password"
+                    type="password"
+                    testID="register-password"
+                    value={form.password}
+                    onChangeText={set('password')}
+                    error={registerErrors.password}
+                    autoComplete="new-password"
+                    required
+                    onSubmitEditing={() => void submitRegister()}
+                  />
+                  <Button
+                    title={register.isPending ? 'Registering...' : 'Register'}
+                    testID="register-submit"
+                    onPress={() => void submitRegister()}
+                    loading={register.isPending || checkingServer}
+                    fullWidth
+                  />
+                </View>
+              )}
+            </>
           )}
         </View>
       </ScrollView>

@@ -3,9 +3,12 @@ import { StyleSheet, View } from 'react-native';
 
 import { Badge, Button, DataTable, Screen, Text, TextField, type Column } from '../components';
 import { DailyLimitModal } from '../components/admin/DailyLimitModal';
+import { ActionMenu } from '../components/ActionMenu';
+import { FundsFormModal } from '../components/admin/FundsFormModal';
 import { useErrorToast } from '../hooks/useErrorToast';
 import { fetchUsersError } from '../utils/fetchUsersError';
 import { errorMessage } from '../services/api/client';
+import type { FundsKind } from '../services/api/funds';
 import { useAdminUsers, useSetUserStatus } from '../services/api/admin';
 import type { AdminUserRow } from '../services/api/types';
 import { toast } from '../state/toast';
@@ -33,6 +36,8 @@ export default function UsersScreen() {
   const [query, setQuery] = useState('');
   const [busyId, setBusyId] = useState<number | null>(null);
   const [limitFor, setLimitFor] = useState<AdminUserRow | null>(null);
+  // Deposit / Withdraw (contract §6): the customer whose account it is.
+  const [funds, setFunds] = useState<{ kind: FundsKind; user: AdminUserRow } | null>(null);
 
   useErrorToast(users.error, users.errorUpdatedAt, fetchUsersError);
 
@@ -99,6 +104,24 @@ export default function UsersScreen() {
         />
       ),
     },
+    {
+      key: 'money',
+      title: 'Money',
+      flex: 0.7,
+      // Only a customer's accounts take deposits.
+      render: (row) =>
+        row.role === 'User' ? (
+          <ActionMenu
+            icon="dollar-sign"
+            accessibilityLabel={`Deposit or withdraw for ${row.name}`}
+            testID={`user-funds-${row.id}`}
+            items={[
+              { label: 'Deposit', testID: `user-deposit-${row.id}`, onPress: () => setFunds({ kind: 'deposit', user: row }) },
+              { label: 'Withdraw', testID: `user-withdraw-${row.id}`, onPress: () => setFunds({ kind: 'withdraw', user: row }) },
+            ]}
+          />
+        ) : null,
+    },
   ];
 
   return (
@@ -132,6 +155,7 @@ export default function UsersScreen() {
         stackedRole="list"
       />
       <DailyLimitModal user={limitFor} onClose={() => setLimitFor(null)} />
+      {funds ? <FundsFormModal kind={funds.kind} user={funds.user} onClose={() => setFunds(null)} /> : null}
     </Screen>
   );
 }

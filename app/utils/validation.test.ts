@@ -17,6 +17,7 @@ import {
   UNTIL_BEFORE_MESSAGE,
   UNTIL_FORMAT_MESSAGE,
   validateAccountForm,
+  validateFundsForm,
   type ScheduleFormValues,
 } from './validation';
 
@@ -138,5 +139,20 @@ describe('payee, limit and statement forms', () => {
     expect(statementFormError({ account: '100200300', from: '2026-05-01', to: '31/05/2026' })).toBe('Dates must be written as YYYY-MM-DD.');
     expect(statementFormError({ account: '100200300', from: '2026-06-01', to: '2026-05-31' })).toBe('From must be on or before To.');
     expect(statementFormError({ account: '100200300', from: '2026-05-31', to: '2026-05-31' })).toBeNull();
+  });
+});
+
+describe('validateFundsForm (an administrator deposit or withdrawal)', () => {
+  it('needs a positive amount with at most two decimals', () => {
+    expect(validateFundsForm({ amount: '', description: '' })).toEqual({ amount: 'Amount is required' });
+    expect(validateFundsForm({ amount: '0', description: '' })).toEqual({ amount: INVALID_AMOUNT_MESSAGE });
+    expect(validateFundsForm({ amount: '1.005', description: '' })).toEqual({ amount: INVALID_AMOUNT_MESSAGE });
+    expect(validateFundsForm({ amount: '-5', description: '' })).toEqual({ amount: INVALID_AMOUNT_MESSAGE });
+    expect(validateFundsForm({ amount: '125.50', description: '' })).toEqual({});
+  });
+
+  it('takes a description of at most 255 characters', () => {
+    expect(validateFundsForm({ amount: '1', description: 'x'.repeat(255) })).toEqual({});
+    expect(validateFundsForm({ amount: '1', description: 'x'.repeat(256) })).toEqual({ description: 'Description can be at most 255 characters' });
   });
 });

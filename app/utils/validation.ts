@@ -54,6 +54,22 @@ export function moneyRequestFormError(form: { from: string | null; amount: strin
   return null;
 }
 
+export interface FundsFormValues {
+  amount: string;
+  description: string;
+}
+
+export type FundsFormErrors = Partial<Record<keyof FundsFormValues, string>>;
+
+/** An administrator's deposit or withdrawal: a positive amount (2 decimals at most), a description of at most 255 characters. */
+export function validateFundsForm(form: FundsFormValues): FundsFormErrors {
+  const errors: FundsFormErrors = {};
+  if (!form.amount.trim()) errors.amount = 'Amount is required';
+  else if (!isValidAmount(form.amount)) errors.amount = INVALID_AMOUNT_MESSAGE;
+  if (form.description.trim().length > 255) errors.description = 'Description can be at most 255 characters';
+  return errors;
+}
+
 // ----------------------------------------------------------------- dates typed as text
 
 const DATE_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;

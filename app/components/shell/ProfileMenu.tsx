@@ -12,11 +12,13 @@ export interface ProfileMenuProps {
   user: User | null;
   onClose: () => void;
   onPasswordReset: () => void;
+  /** Opens the Security page (two-factor sign-in, sessions). */
+  onSecurity: () => void;
   onLogout: () => void;
 }
 
-/** 'My Account' menu (14rem): Password Reset and Logout. */
-export function ProfileMenu({ visible, user, onClose, onPasswordReset, onLogout }: ProfileMenuProps) {
+/** 'My Account' menu (14rem): Password Reset, Security and Logout. */
+export function ProfileMenu({ visible, user, onClose, onPasswordReset, onSecurity, onLogout }: ProfileMenuProps) {
   const { colors } = useTheme();
   return (
     <Popover
@@ -37,6 +39,7 @@ export function ProfileMenu({ visible, user, onClose, onPasswordReset, onLogout 
         ) : null}
       </View>
       <MenuItem icon="lock" label="Password Reset" testID="menu-password-reset" onPress={onPasswordReset} />
+      <MenuItem icon="shield" label="Security" testID="menu-security" onPress={onSecurity} />
       <MenuItem icon="log-out" label="Logout" testID="menu-logout" onPress={onLogout} />
     </Popover>
   );

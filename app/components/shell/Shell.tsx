@@ -128,6 +128,10 @@ export function Shell({ pageScrollsItself = false, user, activeRoute, onNavigate
           setMenu('none');
           setResetOpen(true);
         }}
+        onSecurity={() => {
+          setMenu('none');
+          navigate('Security');
+        }}
         onLogout={() => {
           setMenu('none');
           onLogout();

@@ -4,8 +4,10 @@ import { sessionStore, useSession } from '../../state/session';
 import { api } from './client';
 import { queryKeys } from './keys';
 import type {
+  LoginAnswer,
   LoginPayload,
   LoginResponse,
+  TwoFactorChallenge,
   MessageResponse,
   PasswordResetPayload,
   RegisterPayload,
@@ -14,24 +16,48 @@ import type {
 } from './types';
 
 export const authApi = {
-  login: (payload: LoginPayload) => api.post<LoginResponse>('/auth/login', payload),
+  login: (payload: LoginPayload) => api.post<LoginAnswer>('/auth/login', payload),
   register: (payload: RegisterPayload) => api.post<RegisterResponse>('/auth/register', payload),
   logout: () => api.post<void>('/auth/logout'),
   me: () => api.get<User>('/auth/me'),
   passwordReset: (payload: PasswordResetPayload) => api.post<MessageResponse>('/user/password-reset', payload),
 };
 
+/** Whether a sign-in answer asks for the second step (two-factor sign-in is on). */
+export function isTwoFactorChallenge(answer: LoginAnswer | undefined): answer is TwoFactorChallenge {
+  return !!answer && (answer as TwoFactorChallenge).two_factor_required === true && typeof (answer as TwoFactorChallenge).challenge === 'string';
+}
+
+export interface SignInCallbacks {
+  onSignedIn?: (data: LoginResponse) => void;
+  /** The password was right and two-factor sign-in is on: the code step comes next. */
+  onChallenge?: (challenge: TwoFactorChallenge) => void;
+  onError?: (error: Error) => void;
+}
+
 /**
- * Signs in and stores the session (token + user). `onSignedIn` runs just
- * before the session is stored (storing it makes the auth screen navigate away,
- * so callbacks passed to mutate() might not run any more).
+ * Stores a sign-in's session (token + user). `onSignedIn` runs just before
+ * (storing it makes the auth screen navigate away, so callbacks passed to
+ * mutate() might not run any more).
  */
-export function useLogin(callbacks: { onSignedIn?: (data: LoginResponse) => void; onError?: (error: Error) => void } = {}) {
+export async function completeSignIn(data: LoginResponse, onSignedIn?: (data: LoginResponse) => void): Promise<void> {
+  onSignedIn?.(data);
+  await sessionStore.signIn(data.token, data.user);
+}
+
+/**
+ * Signs in and stores the session, or, when two-factor sign-in is on, hands
+ * the challenge to `onChallenge` (no token yet: `useVerifyTwoFactor` finishes).
+ */
+export function useLogin(callbacks: SignInCallbacks = {}) {
   return useMutation({
     mutationFn: authApi.login,
     onSuccess: async (data) => {
-      callbacks.onSignedIn?.(data);
-      await sessionStore.signIn(data.token, data.user);
+      if (isTwoFactorChallenge(data)) {
+        callbacks.onChallenge?.(data);
+        return;
+      }
+      await completeSignIn(data, callbacks.onSignedIn);
     },
     onError: (error) => callbacks.onError?.(error),
   });

@@ -1,5 +1,6 @@
 import { apiBaseUrl } from '../../config';
 import { sessionStore } from '../../state/session';
+import { TWO_FACTOR_REQUIRED_CODE, twoFactorGate } from '../../state/twoFactorGate';
 import type { ApiErrorBody } from './types';
 
 /**
@@ -73,6 +74,8 @@ export interface ApiClientConfig {
   getToken: () => string | null;
   /** Called on every 401: the session is dropped, the route guard then shows /auth. */
   onUnauthorized: () => void;
+  /** Called on every 403 (with the error and the path asked for). */
+  onForbidden?: (error: ApiError, path: string) => void;
   fetchImpl?: typeof fetch;
 }
 
@@ -135,7 +138,9 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
       if (response.status === 401) config.onUnauthorized();
       const parsed = await readBody(response);
       const errorBody = parsed !== null && typeof parsed === 'object' ? (parsed as ApiErrorBody) : undefined;
-      throw new ApiError(response.status, errorBody, `Request failed with status ${response.status}`);
+      const error = new ApiError(response.status, errorBody, `Request failed with status ${response.status}`);
+      if (response.status === 403) config.onForbidden?.(error, path);
+      throw error;
     }
     return response;
   }
@@ -178,5 +183,10 @@ export const api = createApiClient({
   getToken: () => sessionStore.getState().token,
   onUnauthorized: () => {
     void sessionStore.signOut();
+  },
+  onForbidden: (error, path) => {
+    // require_2fa_for_admins: the shell sends the admin to Security. The 2FA
+    // calls themselves answer their own 403s (e.g. an admin may not turn it off).
+    if (error.code === TWO_FACTOR_REQUIRED_CODE && !path.startsWith('/auth/2fa')) twoFactorGate.raise(error.serverMessage);
   },
 });

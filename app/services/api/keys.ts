@@ -16,6 +16,8 @@ export const queryFamilies = {
   payees: ['payees'],
   limits: ['limits'],
   scheduledTransfers: ['scheduled-transfers'],
+  config: ['config'],
+  security: ['security'],
 } as const;
 
 const f = queryFamilies;
@@ -43,6 +45,12 @@ export const queryKeys = {
   scheduledTransfers: [...f.scheduledTransfers, 'list'] as const,
   /** Past runs of one series; same family, so a money change refreshes them too. */
   scheduledRuns: (id: number) => [...f.scheduledTransfers, 'runs', id] as const,
+  /** GET /api/config (no token needed). */
+  config: f.config,
+  /** The caller's two-factor state. */
+  twoFactor: [...f.security, 'two-factor'] as const,
+  /** The caller's signed-in sessions. */
+  sessions: [...f.security, 'sessions'] as const,
 };
 
 /**

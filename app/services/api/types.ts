@@ -16,10 +16,26 @@ export type ApiErrorBody = Partial<S['Error']> & { message?: string };
 
 export type LoginPayload = S['LoginInput'];
 export type LoginResponse = S['LoginResult'];
+/** A right password with two-factor sign-in on: no token yet, a challenge for `POST /api/auth/2fa/verify`. */
+export type TwoFactorChallenge = S['TwoFactorChallenge'];
+/** What `POST /api/auth/login` answers: signed in, or the second step comes next. */
+export type LoginAnswer = LoginResponse | TwoFactorChallenge;
 export type RegisterPayload = S['RegisterInput'];
 export type RegisterResponse = S['RegisterResponse'];
 export type PasswordResetPayload = S['PasswordResetInput'];
 export type MessageResponse = S['Message'];
+
+export type TwoFactorStatus = S['TwoFactorStatus'];
+export type TwoFactorSetup = S['TwoFactorSetup'];
+export type BackupCodes = S['BackupCodes'];
+export type VerifyPayload = S['VerifyInput'];
+export type TwoFactorDisablePayload = S['TwoFactorDisableInput'];
+/** One signed-in session (sign-in token) of the caller. */
+export type SignedInSession = S['Session'];
+/** GET /api/config: what the app may know of the server's configuration. */
+export type PublicConfig = S['PublicConfig'];
+/** An administrator's deposit or withdrawal. */
+export type FundsPayload = S['FundsInput'];
 
 /** Money as the API sends it: a number with at most two decimals. Inputs may be strings. */
 export type Amount = S['Amount'];

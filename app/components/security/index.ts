@@ -1,0 +1,5 @@
+export * from './BackupCodes';
+export * from './DisableTwoFactorModal';
+export * from './QrCode';
+export * from './SessionsCard';
+export * from './TwoFactorCard';

@@ -1,0 +1,32 @@
+import { View, type TextStyle, type ViewStyle } from 'react-native';
+
+import { Screen, Text } from '../components';
+import { SessionsCard, TwoFactorCard } from '../components/security';
+import { useTwoFactorGate } from '../state/twoFactorGate';
+import { type ThemedStyle, useThemedStyles } from '../theme';
+
+/** Security (from the profile menu): two-factor sign-in and the signed-in sessions (contract §6). */
+export default function SecurityScreen() {
+  const styles = useThemedStyles(themed);
+  // require_2fa_for_admins: why the admin was sent here.
+  const required = useTwoFactorGate((s) => s.message);
+  return (
+    <Screen title="Security" testID="screen-security">
+      <View style={styles.stack}>
+        {required ? (
+          <View role="alert" testID="twofactor-required" style={styles.notice}>
+            <Text style={styles.noticeText}>{required}</Text>
+          </View>
+        ) : null}
+        <TwoFactorCard />
+        <SessionsCard />
+      </View>
+    </Screen>
+  );
+}
+
+const themed: ThemedStyle<{ stack: ViewStyle; notice: ViewStyle; noticeText: TextStyle }> = ({ colors, spacing, radius }) => ({
+  stack: { gap: spacing.lg },
+  notice: { padding: spacing.md, borderRadius: radius.md, backgroundColor: colors.warningMuted },
+  noticeText: { color: colors.warning },
+});
