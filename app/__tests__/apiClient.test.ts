@@ -1,4 +1,4 @@
-import { ApiError, buildQuery, createApiClient, errorMessage, api } from '../services/api/client';
+import { ApiError, buildQuery, COMMIT_POSITION_HEADER, createApiClient, errorMessage, api, laterPosition } from '../services/api/client';
 import { sessionStore } from '../state/session';
 
 type FetchArgs = [string, RequestInit];
@@ -23,6 +23,40 @@ function setup(token: string | null, response: Response) {
   });
   return { client, fetchImpl, onUnauthorized };
 }
+
+describe('commit positions (read your writes)', () => {
+  const withPosition = (status: number, position: string | null) =>
+    ({
+      ...jsonResponse(status, { ok: true }),
+      headers: { get: (name: string) => (name === COMMIT_POSITION_HEADER ? position : null) },
+    }) as unknown as Response;
+
+  it('sends the latest position a write answered with every later request', async () => {
+    const answers = [withPosition(201, '16/B374D848'), withPosition(200, null), withPosition(201, '16/B374D000'), withPosition(200, null)];
+    const fetchImpl = jest.fn(async (..._args: FetchArgs) => answers.shift()!);
+    const client = createApiClient({ baseUrl: () => '/api', getToken: () => 't', onUnauthorized: jest.fn(), fetchImpl: fetchImpl as unknown as typeof fetch });
+    const sent = (i: number) => (fetchImpl.mock.calls[i][1].headers as Record<string, string>)[COMMIT_POSITION_HEADER];
+
+    await client.post('/user/money-transfer', {});
+    expect(sent(0)).toBeUndefined();
+    await client.get('/user/transactions/history');
+    expect(sent(1)).toBe('16/B374D848');
+    // An older position (another instance answered late) does not take its place.
+    await client.post('/user/money-transfer', {});
+    await client.get('/user/transactions/history');
+    expect(sent(3)).toBe('16/B374D848');
+    expect(client.requestHeaders()[COMMIT_POSITION_HEADER]).toBe('16/B374D848');
+  });
+
+  it('compares the two hexadecimal halves and ignores a malformed position', () => {
+    expect(laterPosition(null, '0/16B3748')).toBe('0/16B3748');
+    expect(laterPosition('0/FFFFFFFF', '1/0')).toBe('1/0');
+    expect(laterPosition('1/0', '0/FFFFFFFF')).toBe('1/0');
+    expect(laterPosition('16/B374D848', '16/B374D849')).toBe('16/B374D849');
+    expect(laterPosition('16/B374D848', 'garbage')).toBe('16/B374D848');
+    expect(laterPosition(null, '16/')).toBeNull();
+  });
+});
 
 describe('API client', () => {
   it('sends the Bearer token and JSON body', async () => {

@@ -17,7 +17,7 @@ export async function saveDownload({ path, query, filename, mimeType }: Download
   let file: File;
   try {
     file = await File.downloadFileAsync(api.url(path, query), target, {
-      headers: { ...api.authHeaders(), Accept: mimeType },
+      headers: { ...api.requestHeaders(), Accept: mimeType },
       idempotent: true,
     });
   } catch {

@@ -100,16 +100,27 @@ export interface ApiClient {
   raw(path: string, query?: Record<string, QueryValue>, headers?: Record<string, string>): Promise<Response>;
   /** The absolute URL of an API path (for a platform downloader that fetches it itself). */
   url(path: string, query?: Record<string, QueryValue>): string;
-  /** The Authorization header of the session, if any. */
-  authHeaders(): Record<string, string>;
+  /** The headers every request carries: the session's Authorization, and the commit position of the last write. */
+  requestHeaders(): Record<string, string>;
 }
 
 export function createApiClient(config: ApiClientConfig): ApiClient {
   const urlFor = (path: string, query?: Record<string, QueryValue>) =>
     `${config.baseUrl()}${path.startsWith('/') ? path : `/${path}`}${buildQuery(query)}`;
-  const authHeaders = (): Record<string, string> => {
+  // Read-your-writes across instances and read replicas (contract §7): every
+  // write answers its commit position; sending the latest one back makes a
+  // replica wait until it has replayed it (or the read go to the primary).
+  let lastWrite: string | null = null;
+  const requestHeaders = (): Record<string, string> => {
     const token = config.getToken();
-    return token ? { Authorization: `Bearer ${token}` } : {};
+    return {
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...(lastWrite ? { [COMMIT_POSITION_HEADER]: lastWrite } : {}),
+    };
+  };
+  const remember = (response: Response) => {
+    const position = response.headers?.get?.(COMMIT_POSITION_HEADER);
+    if (position) lastWrite = laterPosition(lastWrite, position);
   };
 
   /** Sends the request; a non-2xx answer throws its ApiError (a 401 also signs out). */
@@ -118,7 +129,7 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
     const url = urlFor(path, query);
     const finalHeaders: Record<string, string> = { Accept: 'application/json', ...headers };
     if (body !== undefined) finalHeaders['Content-Type'] = 'application/json';
-    Object.assign(finalHeaders, authHeaders());
+    Object.assign(finalHeaders, requestHeaders());
 
     const doFetch = config.fetchImpl ?? fetch;
     let response: Response;
@@ -134,6 +145,7 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
       throw new ApiError(0, undefined, 'Network error: the server could not be reached');
     }
 
+    remember(response);
     if (!response.ok) {
       if (response.status === 401) config.onUnauthorized();
       const parsed = await readBody(response);
@@ -153,12 +165,31 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
     request,
     raw: (path, query, headers) => send(path, { query, headers }),
     url: urlFor,
-    authHeaders,
+    requestHeaders,
     get: (path, query, signal) => request(path, { query, signal }),
     post: (path, body, headers) => request(path, { method: 'POST', body, headers }),
     put: (path, body) => request(path, { method: 'PUT', body }),
     del: (path) => request(path, { method: 'DELETE' }),
   };
+}
+
+/** The header a write answers its commit position in, and a read sends it back in. */
+export const COMMIT_POSITION_HEADER = 'X-Meridian-Commit-LSN';
+
+/**
+ * The later of two PostgreSQL WAL positions ('16/B374D848': two hexadecimal
+ * halves); a malformed one never replaces a good one.
+ */
+export function laterPosition(current: string | null, next: string): string | null {
+  const parse = (p: string) => {
+    const m = /^([0-9A-Fa-f]{1,8})\/([0-9A-Fa-f]{1,8})$/.exec(p);
+    return m ? [parseInt(m[1], 16), parseInt(m[2], 16)] : null;
+  };
+  const n = parse(next);
+  if (!n) return current;
+  const c = current ? parse(current) : null;
+  if (!c) return next;
+  return n[0] > c[0] || (n[0] === c[0] && n[1] > c[1]) ? next : current;
 }
 
 async function readBody(response: Response): Promise<unknown> {
