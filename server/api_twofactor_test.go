@@ -8,7 +8,6 @@ import (
 
 	"github.com/pquerna/otp/totp"
 
-	"meridian/pkg/auth"
 	"meridian/pkg/bank"
 )
 
@@ -117,15 +116,7 @@ func TestTwoFactorDisableWithBackupCode(t *testing.T) {
 // reaches only who-am-I, sign-out and the calls that turn it on.
 func TestRequireTwoFactorForAdminsAPI(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	conn, err := openDB(e.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	tokens, _ := auth.NewTokens(testSecret, time.Hour)
-	e.svc = bank.New(conn, tokens, bank.Settings{RequestsTTL: time.Hour, LookupPerMinute: 1000, RequireTwoFactorForAdmins: true})
-	e.srv = New(e.svc, NewHub(e.svc, quiet), Options{Logger: quiet})
+	e := newEnvWith(t, bank.Settings{RequireTwoFactorForAdmins: true}, Options{})
 
 	if m := e.want(e.do("GET", "/api/config", "", nil), 200, "config").JSON(t); m["require_2fa_for_admins"] != true {
 		t.Fatalf("config %v", m)

@@ -13,9 +13,7 @@ import (
 
 	"github.com/gofiber/fiber/v3"
 
-	"meridian/pkg/auth"
 	"meridian/pkg/bank"
-	"meridian/pkg/testdb"
 )
 
 func TestClientAddr(t *testing.T) {
@@ -45,23 +43,6 @@ func TestClientAddr(t *testing.T) {
 	if got := clientAddr(ip("10.0.0.2"), []string{"203.0.113.9"}, nil); got != ip("10.0.0.2") {
 		t.Errorf("no trusted proxies: got %s", got)
 	}
-}
-
-// newEnvWith is newEnv with service settings and server options of the test's choosing.
-func newEnvWith(t *testing.T, st bank.Settings, o Options) *testEnv {
-	t.Helper()
-	url := testdb.URL(t)
-	conn, err := openDB(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	tokens, _ := auth.NewTokens(testSecret, time.Hour)
-	st.RequestsTTL, st.LookupPerMinute = time.Hour, 1000
-	e := &testEnv{t: t, url: url, svc: bank.New(conn, tokens, st)}
-	o.Logger, o.Version = quiet, "test"
-	e.srv = New(e.svc, NewHub(e.svc, quiet), o)
-	return e
 }
 
 // loginStatus signs in through the API with an X-Forwarded-For header (if

@@ -3,9 +3,7 @@ package server
 import (
 	"strings"
 	"testing"
-	"time"
 
-	"meridian/pkg/auth"
 	"meridian/pkg/bank"
 )
 
@@ -55,15 +53,7 @@ func TestAdminDepositAndWithdraw(t *testing.T) {
 // balance edit with 422 customer_funding_disabled, and says so in /api/config.
 func TestCustomerFundingOff(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	conn, err := openDB(e.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	tokens, _ := auth.NewTokens(testSecret, time.Hour)
-	e.svc = bank.New(conn, tokens, bank.Settings{RequestsTTL: time.Hour, LookupPerMinute: 1000, DisableCustomerFunding: true})
-	e.srv = New(e.svc, NewHub(e.svc, quiet), Options{Logger: quiet})
+	e := newEnvWith(t, bank.Settings{DisableCustomerFunding: true}, Options{})
 
 	if m := e.want(e.do("GET", "/api/config", "", nil), 200, "config").JSON(t); m["customer_funding"] != false {
 		t.Fatalf("config %v", m)

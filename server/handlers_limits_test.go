@@ -2,24 +2,14 @@ package server
 
 import (
 	"testing"
-	"time"
 
-	"meridian/pkg/auth"
 	"meridian/pkg/bank"
 	"meridian/pkg/money"
 )
 
 func TestDailyLimitsAPI(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	conn, err := openDB(e.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	tokens, _ := auth.NewTokens(testSecret, time.Hour)
-	e.svc = bank.New(conn, tokens, bank.Settings{RequestsTTL: time.Hour, LookupPerMinute: 1000, DailyTransferLimit: money.Amount(100_00)})
-	e.srv = New(e.svc, NewHub(e.svc, quiet), Options{Logger: quiet})
+	e := newEnvWith(t, bank.Settings{DailyTransferLimit: money.Amount(100_00)}, Options{})
 
 	adm := e.admin()
 	alice, bob := e.customer("Alice Limited"), e.customer("Bob Limited")

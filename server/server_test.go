@@ -32,17 +32,26 @@ type testEnv struct {
 
 var testSecret = []byte(strings.Repeat("t", 32))
 
-func newEnv(t *testing.T) *testEnv {
+func newEnv(t *testing.T) *testEnv { return newEnvWith(t, bank.Settings{}, Options{}) }
+
+// newEnvWith is newEnv with the service's settings (RequestsTTL and
+// LookupPerMinute are always the tests' own) and the server's options.
+func newEnvWith(t *testing.T, st bank.Settings, o Options) *testEnv {
 	t.Helper()
 	super := testdb.URL(t)
 	url := testdb.AppURL(super)
 	e := &testEnv{t: t, url: url, superURL: super}
-	e.svc = newService(t, url)
-	e.srv = New(e.svc, NewHub(e.svc, quiet), Options{Logger: quiet, Version: "test"})
+	e.svc = newServiceWith(t, url, st)
+	o.Logger, o.Version = quiet, "test"
+	e.srv = New(e.svc, NewHub(e.svc, quiet), o)
 	return e
 }
 
 func newService(t *testing.T, url string) *bank.Service {
+	return newServiceWith(t, url, bank.Settings{})
+}
+
+func newServiceWith(t *testing.T, url string, st bank.Settings) *bank.Service {
 	t.Helper()
 	conn, err := openDB(url)
 	if err != nil {
@@ -50,7 +59,8 @@ func newService(t *testing.T, url string) *bank.Service {
 	}
 	t.Cleanup(func() { conn.Close() })
 	tokens, _ := auth.NewTokens(testSecret, time.Hour)
-	return bank.New(conn, tokens, bank.Settings{RequestsTTL: time.Hour, LookupPerMinute: 1000})
+	st.RequestsTTL, st.LookupPerMinute = time.Hour, 1000
+	return bank.New(conn, tokens, st)
 }
 
 type resp struct {

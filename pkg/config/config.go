@@ -32,12 +32,12 @@ type Config struct {
 	DatabaseListenURL string
 	// ReplicaWait is how long a read waits for a replica to replay the
 	// caller's last write before it reads from the primary.
-	ReplicaWait      time.Duration
-	DataDir          string        // embedded cluster, generated JWT secret
-	JWTSecret        string        // empty: generated once into DataDir/jwt_secret
-	TokenTTL         time.Duration // lifetime of a sign-in token
-	RequestsTTL      time.Duration // a PENDING money request expires after this
-	ExpiryInterval   time.Duration // how often serve looks for expired requests
+	ReplicaWait    time.Duration
+	DataDir        string        // embedded cluster, generated JWT secret
+	JWTSecret      string        // empty: generated once into DataDir/jwt_secret
+	TokenTTL       time.Duration // lifetime of a sign-in token
+	RequestsTTL    time.Duration // a PENDING money request expires after this
+	ExpiryInterval time.Duration // how often serve looks for expired requests
 	// SchedulerInterval is how often serve runs the scheduled transfers
 	// that are due.
 	SchedulerInterval time.Duration
