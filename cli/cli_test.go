@@ -16,6 +16,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"meridian/pkg/db"
+	"meridian/pkg/money"
 	"meridian/pkg/pgembed"
 	"meridian/pkg/testdb"
 )
@@ -546,12 +547,16 @@ func TestAccountDepositAndWithdraw(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	c.ok("seed", "--demo-seed", "true") // alice holds 100200300 with $5,000 and some history
-	var tx map[string]any
+	var tx struct {
+		TransactionType string       `json:"transaction_type"`
+		Amount          money.Amount `json:"amount"`
+		Description     string       `json:"description"`
+	}
 	if err := json.Unmarshal([]byte(c.ok("account", "deposit", "100200300", "250.00", "--description", "Cash at the branch", "-o", "json")), &tx); err != nil {
 		t.Fatal(err)
 	}
-	if tx["transaction_type"] != "CREDIT" || tx["amount"] != 250.0 || tx["description"] != "Cash at the branch" {
-		t.Fatalf("deposit printed %v", tx)
+	if tx.TransactionType != "CREDIT" || tx.Amount != 250_00 || tx.Description != "Cash at the branch" {
+		t.Fatalf("deposit printed %+v", tx)
 	}
 	table := c.ok("account", "withdraw", "100200300", "40")
 	if !strings.Contains(table, "DEBIT") || !strings.Contains(table, "Withdrawal") || !strings.Contains(table, "40.00") {

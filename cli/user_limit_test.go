@@ -42,12 +42,12 @@ func TestUserLimit(t *testing.T) {
 		"--log-level", "error", "--jwt-secret", secret}}
 	c.ok("seed", "--demo-seed", "true")
 
-	var l map[string]any
+	var l bank.UserLimit
 	if err := json.Unmarshal([]byte(c.ok("user", "limit", "alice@meridian.test", "5.00", "-o", "json")), &l); err != nil {
 		t.Fatal(err)
 	}
-	if l["daily_transfer_limit"] != 5.0 || l["default"] != false {
-		t.Fatalf("limit printed %v", l)
+	if l.DailyTransferLimit != 5_00 || l.Default {
+		t.Fatalf("limit printed %+v", l)
 	}
 
 	ctx := context.Background()

@@ -1,10 +1,10 @@
 package server
 
 import (
-	"strings"
 	"testing"
 
 	"meridian/pkg/bank"
+	"meridian/pkg/money"
 )
 
 func TestPublicConfig(t *testing.T) {
@@ -23,20 +23,25 @@ func TestAdminDepositAndWithdraw(t *testing.T) {
 	_, num := e.account(c, 10)
 	path := "/api/admin/accounts/" + num
 
-	m := e.want(e.do("POST", path+"/deposit", adm.Token, map[string]any{"amount": "25.50"}), 201, "deposit").JSON(t)
-	if m["transaction_type"] != "CREDIT" || m["amount"] != 25.5 || m["description"] != "Deposit" || m["account_id"] != num || m["to_account_id"] != num {
+	r := e.want(e.do("POST", path+"/deposit", adm.Token, map[string]any{"amount": "25.50"}), 201, "deposit")
+	m := r.JSON(t)
+	if m["transaction_type"] != "CREDIT" || r.Amount(t, "amount") != 25_50 || m["description"] != "Deposit" || m["account_id"] != num || m["to_account_id"] != num {
 		t.Fatalf("deposit %v", m)
 	}
-	m = e.want(e.do("POST", path+"/withdraw", adm.Token, map[string]any{"amount": 5, "description": "Cash"}), 201, "withdraw").JSON(t)
-	if m["transaction_type"] != "DEBIT" || m["amount"] != 5.0 || m["description"] != "Cash" {
+	r = e.want(e.do("POST", path+"/withdraw", adm.Token, map[string]any{"amount": 5, "description": "Cash"}), 201, "withdraw")
+	m = r.JSON(t)
+	if m["transaction_type"] != "DEBIT" || r.Amount(t, "amount") != 5_00 || m["description"] != "Cash" {
 		t.Fatalf("withdrawal %v", m)
 	}
 	accts := e.want(e.do("GET", "/api/user/accounts", c.Token, nil), 200, "accounts")
-	if !strings.Contains(string(accts.Body), `"balance":30.5`) {
+	var listed []struct {
+		Balance money.Amount `json:"balance"`
+	}
+	if accts.Into(t, &listed); len(listed) != 1 || listed[0].Balance != 30_50 {
 		t.Fatalf("balance after the bank's movements: %s", accts.Body)
 	}
 
-	r := e.want(e.do("POST", path+"/withdraw", adm.Token, map[string]any{"amount": 30.51}), 422, "overdraw")
+	r = e.want(e.do("POST", path+"/withdraw", adm.Token, map[string]any{"amount": 30.51}), 422, "overdraw")
 	if m := r.JSON(t); m["code"] != "insufficient_funds" || m["error"] != "Insufficient funds" {
 		t.Fatalf("overdraw: %s", r.Body)
 	}

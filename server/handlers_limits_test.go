@@ -20,30 +20,41 @@ func TestDailyLimitsAPI(t *testing.T) {
 		return e.want(e.do("POST", "/api/user/money-transfer", alice.Token, map[string]any{"account_id": from, "to_account_id": to, "amount": amount}), status, "transfer")
 	}
 
-	rows := jsonArray(t, e.want(e.do("GET", "/api/user/limits", alice.Token, nil), 200, "limits"))
-	if len(rows) != 1 || rows[0]["daily_transfer_limit"] != 100.0 || rows[0]["used_today"] != 0.0 || rows[0]["currency"] != "USD" || len(rows[0]) != 3 {
-		t.Fatalf("limits %v", rows)
+	limits := func() []bank.DailyLimit {
+		t.Helper()
+		r := e.want(e.do("GET", "/api/user/limits", alice.Token, nil), 200, "limits")
+		if keys := jsonArray(t, r); len(keys) != 1 || len(keys[0]) != 3 {
+			t.Fatalf("limits %s", r.Body)
+		}
+		var rows []bank.DailyLimit
+		r.Into(t, &rows)
+		return rows
+	}
+	if rows := limits(); rows[0] != (bank.DailyLimit{DailyTransferLimit: 100_00, UsedToday: 0, Currency: "USD"}) {
+		t.Fatalf("limits %+v", rows)
 	}
 	send(60, 201)
 	r := send(40.01, 422)
 	if m := r.JSON(t); m["code"] != "daily_limit_exceeded" || m["error"] != "Daily transfer limit exceeded" {
 		t.Fatalf("refusal %s", r.Body)
 	}
-	if rows := jsonArray(t, e.want(e.do("GET", "/api/user/limits", alice.Token, nil), 200, "limits")); rows[0]["used_today"] != 60.0 {
-		t.Fatalf("limits %v", rows)
+	if rows := limits(); rows[0].UsedToday != 60_00 {
+		t.Fatalf("limits %+v", rows)
 	}
 
 	path := "/api/admin/users/" + itoa(alice.ID) + "/limits"
 	e.want(e.do("PUT", path, alice.Token, map[string]any{"daily_transfer_limit": 500}), 403, "a customer sets a limit")
-	m := e.want(e.do("PUT", path, adm.Token, map[string]any{"daily_transfer_limit": "200.50"}), 200, "set").JSON(t)
-	if m["daily_transfer_limit"] != 200.5 || m["default"] != false || m["user_id"] != float64(alice.ID) {
-		t.Fatalf("set %v", m)
+	var set bank.UserLimit
+	e.want(e.do("PUT", path, adm.Token, map[string]any{"daily_transfer_limit": "200.50"}), 200, "set").Into(t, &set)
+	if set != (bank.UserLimit{UserID: alice.ID, DailyTransferLimit: 200_50, Default: false}) {
+		t.Fatalf("set %+v", set)
 	}
 	send(140.5, 201)
 	send(0.01, 422)
-	m = e.want(e.do("PUT", path, adm.Token, map[string]any{"daily_transfer_limit": nil}), 200, "reset").JSON(t)
-	if m["daily_transfer_limit"] != 100.0 || m["default"] != true {
-		t.Fatalf("reset %v", m)
+	var reset bank.UserLimit
+	e.want(e.do("PUT", path, adm.Token, map[string]any{"daily_transfer_limit": nil}), 200, "reset").Into(t, &reset)
+	if reset != (bank.UserLimit{UserID: alice.ID, DailyTransferLimit: 100_00, Default: true}) {
+		t.Fatalf("reset %+v", reset)
 	}
 	for _, body := range []any{map[string]any{}, map[string]any{"daily_transfer_limit": -1}, map[string]any{"daily_transfer_limit": "1.001"}, "[]"} {
 		e.want(e.do("PUT", path, adm.Token, body), 400, "bad limit")

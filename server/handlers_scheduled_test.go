@@ -19,14 +19,15 @@ func TestScheduledTransfersAPI(t *testing.T) {
 	body := map[string]any{"account_id": from, "to_account_id": to, "amount": "12.50", "description": "Rent",
 		"run_at": runAt.Format(time.RFC3339), "frequency": "monthly"}
 
-	m := e.want(e.do("POST", "/api/user/scheduled-transfers", alice.Token, body), 201, "create").JSON(t)
+	created := e.want(e.do("POST", "/api/user/scheduled-transfers", alice.Token, body), 201, "create")
+	m := created.JSON(t)
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	if strings.Join(keys, ",") != "account_id,amount,created_at,currency,description,frequency,id,next_run_at,status,to_account_id,until" ||
-		m["account_id"] != from || m["to_account_id"] != to || m["amount"] != 12.5 || m["status"] != "active" || m["until"] != nil ||
+		m["account_id"] != from || m["to_account_id"] != to || created.Amount(t, "amount") != 12_50 || m["status"] != "active" || m["until"] != nil ||
 		m["next_run_at"] != runAt.Format(time.RFC3339) || m["frequency"] != "monthly" {
 		t.Fatalf("created %v", m)
 	}

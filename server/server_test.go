@@ -16,6 +16,7 @@ import (
 
 	"meridian/pkg/auth"
 	"meridian/pkg/bank"
+	"meridian/pkg/money"
 	"meridian/pkg/testdb"
 )
 
@@ -77,6 +78,27 @@ func (r resp) JSON(t *testing.T) map[string]any {
 		t.Fatalf("body is not a JSON object: %s", r.Body)
 	}
 	return m
+}
+
+// Into decodes the body into v, a typed value: money fields as
+// money.Amount, exact, never float64.
+func (r resp) Into(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("body %s: %v", r.Body, err)
+	}
+}
+
+// Amount reads one money field of an object body, exactly.
+func (r resp) Amount(t *testing.T, field string) money.Amount {
+	t.Helper()
+	var m map[string]json.RawMessage
+	r.Into(t, &m)
+	var a money.Amount
+	if err := json.Unmarshal(m[field], &a); err != nil {
+		t.Fatalf("%s in %s: %v", field, r.Body, err)
+	}
+	return a
 }
 
 // do sends a request; body may be a string (sent as is) or a value (sent as JSON).
