@@ -2,8 +2,9 @@
 // bank's invariant in its database afterwards.
 //
 // A Driver signs each seeded customer in once, then makes random transfers
-// between their accounts from many goroutines (RunTransfers), or reads their
-// history and dashboard (RunReads). It records the latency of every request
+// between their accounts from many goroutines (RunTransfers, or Start to run
+// them in the background until Stop), or reads their history and dashboard
+// (RunReads). It records the latency of every request
 // and keeps the transaction id of every transfer answered 201, so that
 // CheckInvariants can prove each of them is in the ledger. Requests whose
 // outcome is unknown (a network error or a 5xx: the transfer may or may not

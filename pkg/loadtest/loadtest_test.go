@@ -411,3 +411,49 @@ func TestHotAccountPaysOneMerchant(t *testing.T) {
 		t.Fatal("a hot-account run with only the merchant should be refused")
 	}
 }
+
+// Start runs the transfers in the background; Stop ends the run and gives
+// its report, the same one every time it is called.
+func TestStartStop(t *testing.T) {
+	cs := fakeCustomers(3)
+	srv := httptest.NewServer(newFakeBank(cs).handler())
+	defer srv.Close()
+	d, _ := New(Options{BaseURL: srv.URL, Customers: cs, Concurrency: 2, Duration: time.Hour})
+	defer d.Close()
+	if err := d.Login(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	run := d.Start(context.Background())
+	deadline := time.Now().Add(10 * time.Second)
+	for d.Succeeded() < 5 {
+		if time.Now().After(deadline) {
+			t.Fatal("the background run made no transfers")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	stopped := make(chan struct{})
+	var rep *Report
+	var err error
+	go func() {
+		rep, err = run.Stop()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Stop did not end the run")
+	}
+	if err != nil || rep == nil || rep.Mode != "transfers" || rep.Transfers < 5 || int64(rep.Transfers) != d.Succeeded() {
+		t.Fatalf("Stop = %+v, %v; %d succeeded", rep, err, d.Succeeded())
+	}
+	if again, err2 := run.Stop(); again != rep || err2 != nil {
+		t.Fatalf("a second Stop = %p, %v; want the first report %p", again, err2, rep)
+	}
+
+	// A run that cannot start gives its error through Stop.
+	d2, _ := New(Options{BaseURL: srv.URL, Customers: cs, Duration: time.Hour})
+	defer d2.Close()
+	if rep, err := d2.Start(context.Background()).Stop(); err == nil || rep != nil {
+		t.Fatalf("a run before Login: Stop = %+v, %v; want its error", rep, err)
+	}
+}

@@ -352,22 +352,8 @@ func failover(ctx context.Context, t *testing.T, c *cluster, owner *sqlx.DB, loa
 	if err := d.Login(ctx); err != nil {
 		t.Fatal(err)
 	}
-	type result struct {
-		rep *loadtest.Report
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		rep, err := d.RunTransfers(ctx)
-		done <- result{rep, err}
-	}()
-	stopped := false
-	defer func() {
-		if !stopped {
-			d.Stop()
-			<-done
-		}
-	}()
+	run := d.Start(ctx)
+	defer run.Stop()
 
 	// The longest stretch without a new 201, sampled every 10 ms.
 	var gapMu sync.Mutex
@@ -411,15 +397,12 @@ func failover(ctx context.Context, t *testing.T, c *cluster, owner *sqlx.DB, loa
 	}
 	firstAfter := time.Since(killedAt)
 	time.Sleep(4 * time.Second)
-	stopped = true
-	d.Stop()
-	res := <-done
+	rep, err := run.Stop()
 	watching.Store(false)
 	<-watchDone
-	if res.err != nil {
-		t.Fatal(res.err)
+	if err != nil {
+		t.Fatal(err)
 	}
-	rep := res.rep
 	t.Logf("load: %d requests, %d answered 201, %d 422, %d errors (%d unknown outcome); answers %v; p50 %s p99 %s max %s",
 		rep.Requests, rep.Transfers, rep.Refused, rep.Errors, rep.Uncertain, rep.Status, rep.Latency.P50, rep.Latency.P99, rep.Latency.Max)
 	for _, s := range rep.ErrorSamples {

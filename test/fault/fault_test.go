@@ -50,6 +50,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"meridian/pkg/db"
 	"meridian/pkg/loadtest"
 	"meridian/pkg/money"
@@ -102,30 +104,8 @@ func TestCrashUnderLoad(t *testing.T) {
 	h.startServe()
 	h.waitReady(ctx, "first start")
 
-	dsn := fmt.Sprintf("host=%s port=5432 user=meridian dbname=meridian sslmode=disable", filepath.Join(dir, "run"))
-	dbx, err := db.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dbx.Close()
-	dbx.SetMaxOpenConns(2)
-
-	before, err := loadtest.TakeMark(ctx, dbx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.run("seed", "--users", strconv.Itoa(seedUsers), "--seed", "3")
-	customers, err := loadtest.BulkCustomers(ctx, dbx, before.MaxUserID, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(customers) != seedUsers {
-		t.Fatalf("seeded %d customers, found %d", seedUsers, len(customers))
-	}
-	mark, err := loadtest.TakeMark(ctx, dbx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dbx := h.openDB(ctx)
+	customers, mark := h.seedCustomers(ctx, dbx, seedUsers, 3)
 
 	d, err := loadtest.New(loadtest.Options{
 		BaseURL: h.url(), Customers: customers, Concurrency: concurrency,
@@ -140,30 +120,8 @@ func TestCrashUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	type runResult struct {
-		rep *loadtest.Report
-		err error
-	}
-	done := make(chan runResult, 1)
-	go func() {
-		rep, err := d.RunTransfers(ctx)
-		done <- runResult{rep, err}
-	}()
-	stopped := false
-	stop := func() runResult {
-		if stopped {
-			t.Fatal("load stopped twice")
-		}
-		stopped = true
-		d.Stop()
-		return <-done
-	}
-	defer func() {
-		if !stopped {
-			d.Stop()
-			<-done
-		}
-	}()
+	run := d.Start(ctx)
+	defer run.Stop()
 
 	// The bank's own movements, made from the command line during the load:
 	// their outcome is always known (exit 0, or a refusal).
@@ -220,11 +178,10 @@ func TestCrashUnderLoad(t *testing.T) {
 		progress(fmt.Sprintf("cycle %d's PostgreSQL restart", c))
 	}
 
-	res := stop()
-	if res.err != nil {
-		t.Fatal(res.err)
+	rep, err := run.Stop()
+	if err != nil {
+		t.Fatal(err)
 	}
-	rep := res.rep
 	t.Logf("load: %d requests, %d answered 201, %d 422, %d errors (%d with unknown outcome); answers %v; p50 %s p99 %s max %s",
 		rep.Requests, rep.Transfers, rep.Refused, rep.Errors, rep.Uncertain, rep.Status, rep.Latency.P50, rep.Latency.P99, rep.Latency.Max)
 	for _, s := range rep.ErrorSamples {
@@ -403,6 +360,45 @@ func (h *harness) run(args ...string) {
 	if out, err := h.runErr(args...); err != nil {
 		h.t.Fatalf("meridian %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
+}
+
+// openDB opens the embedded cluster's database as meridian over its unix
+// socket in h.dir/run, with at most two connections (the checks need no
+// more, and serve keeps its own pool); it is closed when the test ends.
+func (h *harness) openDB(ctx context.Context) *sqlx.DB {
+	h.t.Helper()
+	dsn := fmt.Sprintf("host=%s port=5432 user=meridian dbname=meridian sslmode=disable", filepath.Join(h.dir, "run"))
+	dbx, err := db.Open(ctx, dsn)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { dbx.Close() })
+	dbx.SetMaxOpenConns(2)
+	return dbx
+}
+
+// seedCustomers seeds n bulk customers with `meridian seed --users n --seed
+// seed` and returns them (those seeded now, with their accounts) and the
+// database's mark after the seeding.
+func (h *harness) seedCustomers(ctx context.Context, dbx *sqlx.DB, n, seed int) ([]loadtest.Customer, loadtest.Mark) {
+	h.t.Helper()
+	before, err := loadtest.TakeMark(ctx, dbx)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.run("seed", "--users", strconv.Itoa(n), "--seed", strconv.Itoa(seed))
+	customers, err := loadtest.BulkCustomers(ctx, dbx, before.MaxUserID, 0, 0)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if len(customers) != n {
+		h.t.Fatalf("seeded %d customers, found %d", n, len(customers))
+	}
+	mark, err := loadtest.TakeMark(ctx, dbx)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return customers, mark
 }
 
 // runErr runs a meridian command on the data dir and returns its output.

@@ -6,13 +6,11 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
 	"time"
 
-	"meridian/pkg/db"
 	"meridian/pkg/loadtest"
 )
 
@@ -52,27 +50,8 @@ func TestScheduledUnderCrash(t *testing.T) {
 	b.startServe()
 	b.waitReady(ctx, "first start of B")
 
-	dsn := fmt.Sprintf("host=%s port=5432 user=meridian dbname=meridian sslmode=disable", filepath.Join(dir, "run"))
-	dbx, err := db.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dbx.Close()
-	dbx.SetMaxOpenConns(2)
-
-	before, err := loadtest.TakeMark(ctx, dbx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.run("seed", "--users", strconv.Itoa(users), "--seed", "5")
-	customers, err := loadtest.BulkCustomers(ctx, dbx, before.MaxUserID, 0, 0)
-	if err != nil || len(customers) != users {
-		t.Fatalf("seeded customers: %d %v", len(customers), err)
-	}
-	mark, err := loadtest.TakeMark(ctx, dbx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dbx := a.openDB(ctx)
+	customers, mark := a.seedCustomers(ctx, dbx, users, 5)
 
 	// The series are written straight into the table (the API refuses a
 	// run_at in the past), all at once, already due. Amounts of a cent or
