@@ -40,6 +40,7 @@ const CUSTOMER_ROUTES = [
   { path: '/transaction-history?account_id=100200300', screen: 'screen-transaction-history', name: 'transaction-history', title: 'Transaction History' },
   // States inside pages (tabs, forms): `open` brings the page there before the checks.
   { path: '/transfer-funds', screen: 'screen-transfer-funds', name: 'transfer-funds-payees', title: 'Transfer Funds', open: (page) => openState(page, ['transfer-tab-payees'], 'payees-table') },
+  { path: '/transfer-funds', screen: 'screen-transfer-funds', name: 'transfer-funds-payee-add', title: 'Transfer Funds', open: (page) => openState(page, ['transfer-tab-payees', 'payee-add-open'], 'payee-add-modal') },
   { path: '/transfer-funds', screen: 'screen-transfer-funds', name: 'transfer-funds-scheduled', title: 'Transfer Funds', open: (page) => openState(page, ['transfer-tab-scheduled'], 'scheduled-table') },
   { path: '/transfer-funds', screen: 'screen-transfer-funds', name: 'transfer-funds-schedule-form', title: 'Transfer Funds', open: (page) => openState(page, ['transfer-tab-scheduled', 'schedule-open'], 'schedule-modal') },
   {
@@ -438,7 +439,7 @@ async function main() {
       await page.locator(tid('transfer-tab-payees')).focus();
       await page.keyboard.press('Enter');
       await page.locator(tid('payees-table')).waitFor();
-      await reach([/^payee-delete-\d+$/]);
+      await reach([/^payee-add-open$/, /^payee-delete-\d+$/]);
       await page.goto(`${base}/transaction-history?account_id=100200300`);
       await settle(page, 'screen-transaction-history');
       await reach([/^statement-open$/]);

@@ -170,7 +170,7 @@ describe('payees on Transfer Funds', () => {
     server({ 'GET /api/user/payees': () => jsonResponse(200, []) });
     renderScreen(TransferFundsScreen);
     fireEvent.press(screen.getByTestId('transfer-tab-payees'));
-    expect(await screen.findByText('No saved payees. Save one from the transfer form.')).toBeTruthy();
+    expect(await screen.findByText('No saved payees. Add one, or save one from the transfer form.')).toBeTruthy();
   });
 });
 

@@ -4,8 +4,10 @@ import { Button, Card, DataTable, FormModal, Screen, Select, TextField, type Col
 import { ActionMenu } from '../components/ActionMenu';
 import { PayeePicker } from '../components/payees/PayeePicker';
 import { RecipientName } from '../components/payees/RecipientName';
+import { SavePayeeForm } from '../components/payees/SavePayeeForm';
 import { canAnswerRequest, StatusBadge } from '../components/StatusBadge';
 import { useErrorToast } from '../hooks/useErrorToast';
+import { useRecipientName } from '../hooks/useRecipientName';
 import { useAccounts } from '../services/api/accounts';
 import {
   useAcceptMoneyRequest,
@@ -46,13 +48,15 @@ export default function MoneyRequestScreen() {
   const [busyId, setBusyId] = useState<number | null>(null);
   const inFlight = useRef(false);
   const payees = usePayees(open);
+  const recipientName = useRecipientName(open ? form.to : '', form.payee);
 
   const close = () => {
     setOpen(false);
     setForm(EMPTY);
   };
   const set = <K extends keyof RequestForm>(key: K, value: RequestForm[K]) => setForm((f) => ({ ...f, [key]: value }));
-  // A picked payee fills the number and names its holder; editing the number forgets the payee.
+  // A picked payee fills the number and names its holder; editing the number forgets the payee
+  // (a typed number is looked up, and once named it can be saved as a payee).
   const pickPayee = (payee: Payee | null) => setForm((f) => ({ ...f, payee, to: payee ? payee.account_number : f.to }));
   const typeRecipient = (to: string) =>
     setForm((f) => ({ ...f, to, payee: f.payee && f.payee.account_number === to.trim() ? f.payee : null }));
@@ -160,7 +164,10 @@ export default function MoneyRequestScreen() {
           autoCorrect={false}
           testID="request-to"
         />
-        <RecipientName name={form.payee?.holder_name ?? ''} testID="request-recipient-name" />
+        <RecipientName name={recipientName} testID="request-recipient-name" />
+        {!form.payee && recipientName ? (
+          <SavePayeeForm accountNumber={form.to} onSaved={pickPayee} testIDPrefix="request-save-payee" />
+        ) : null}
         <TextField
           label="Amount"
           required

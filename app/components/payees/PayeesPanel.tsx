@@ -10,12 +10,14 @@ import { Button } from '../Button';
 import { Card } from '../Card';
 import { ConfirmDialog } from '../ConfirmDialog';
 import { DataTable, type Column } from '../DataTable';
+import { AddPayeeModal } from './AddPayeeModal';
 
-/** The saved payees with Delete (after a confirmation). */
+/** The saved payees: Add payee (a form), Delete (after a confirmation). */
 export function PayeesPanel() {
   const payees = usePayees();
   const remove = useDeletePayee();
   const [doomed, setDoomed] = useState<Payee | null>(null);
+  const [adding, setAdding] = useState(false);
   useErrorToast(payees.error, payees.errorUpdatedAt, (err) => errorMessage(err, 'Failed to fetch payees'));
 
   const confirm = () => {
@@ -55,7 +57,11 @@ export function PayeesPanel() {
   ];
 
   return (
-    <Card title="Saved payees" testID="payees-panel">
+    <Card
+      title="Saved payees"
+      testID="payees-panel"
+      action={<Button title="Add payee" size="sm" icon="user-plus" testID="payee-add-open" onPress={() => setAdding(true)} />}
+    >
       <DataTable
         testID="payees-table"
         columns={columns}
@@ -64,7 +70,7 @@ export function PayeesPanel() {
         loading={payees.isPending}
         loadingText="Loading payees..."
         error={payees.isError ? 'Failed to load payees' : null}
-        emptyText="No saved payees. Save one from the transfer form."
+        emptyText="No saved payees. Add one, or save one from the transfer form."
         stackedRole="list"
       />
       <ConfirmDialog
@@ -76,6 +82,7 @@ export function PayeesPanel() {
         onCancel={() => setDoomed(null)}
         testID="payee-delete-dialog"
       />
+      <AddPayeeModal visible={adding} onClose={() => setAdding(false)} />
     </Card>
   );
 }

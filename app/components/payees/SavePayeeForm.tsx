@@ -1,12 +1,11 @@
 import { useState } from 'react';
 import { View, type ViewStyle } from 'react-native';
 
-import { errorMessage } from '../../services/api/client';
-import { useCreatePayee } from '../../services/api/payees';
+import { useSavePayee } from '../../hooks/useSavePayee';
 import type { Payee } from '../../services/api/types';
 import { toast } from '../../state/toast';
 import { useThemed, type ThemedStyle } from '../../theme';
-import { payeeFormError } from '../../utils/validation';
+import { PAYEE_NICKNAME_MAX } from '../../utils/validation';
 import { Button } from '../Button';
 import { TextField } from '../TextField';
 
@@ -26,27 +25,14 @@ export interface SavePayeeFormProps {
 export function SavePayeeForm({ accountNumber, onSaved, testIDPrefix }: SavePayeeFormProps) {
   const themed = useThemed();
   const [nickname, setNickname] = useState('');
-  const create = useCreatePayee();
-
-  const save = () => {
-    if (create.isPending) return;
-    const invalid = payeeFormError({ nickname, accountNumber });
-    if (invalid) {
-      toast.error(invalid);
-      return;
-    }
-    create.mutate(
-      { nickname: nickname.trim(), account_number: accountNumber.trim() },
-      {
-        onSuccess: (payee) => {
-          toast.success('Payee saved');
-          setNickname('');
-          if (payee) onSaved(payee);
-        },
-        onError: (err) => toast.error(errorMessage(err, 'Failed to save payee')),
-      },
-    );
-  };
+  const { save: savePayee, saving } = useSavePayee({
+    onSaved: (payee) => {
+      setNickname('');
+      onSaved(payee);
+    },
+    onRefused: (sentence) => toast.error(sentence),
+  });
+  const save = () => savePayee({ nickname, accountNumber });
 
   return (
     <View style={themed($row)}>
@@ -55,12 +41,12 @@ export function SavePayeeForm({ accountNumber, onSaved, testIDPrefix }: SavePaye
         placeholder="e.g. Landlord"
         value={nickname}
         onChangeText={setNickname}
-        maxLength={100}
+        maxLength={PAYEE_NICKNAME_MAX}
         containerStyle={themed($field)}
         testID={`${testIDPrefix}-nickname`}
         onSubmitEditing={save}
       />
-      <Button title="Save as payee" variant="outline" icon="user-plus" loading={create.isPending} onPress={save} testID={`${testIDPrefix}-submit`} />
+      <Button title="Save as payee" variant="outline" icon="user-plus" loading={saving} onPress={save} testID={`${testIDPrefix}-submit`} />
     </View>
   );
 }
