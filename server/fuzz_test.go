@@ -409,3 +409,24 @@ func FuzzTwoFactorSessionsFunding(f *testing.F) {
 		fe.send(t, "POST", "/api/admin/accounts/"+seg(number)+"/withdraw", fe.admin.token, obj("amount", val(amount), "description", str(desc)))
 	})
 }
+
+// FuzzPayeesLimits drives the payees, the daily limits (the customer's view
+// and an admin's PUT) and the commit-position header any request may carry.
+func FuzzPayeesLimits(f *testing.F) {
+	fe := newFuzzEnv(f)
+	bob := strconv.FormatInt(fe.bob.id, 10)
+	f.Add("Bob", fe.bobAcct.number, "1", bob, "500.00", "0/16B3748")
+	f.Add("", fe.aliceAcct.number, "0", "0", "null", "")
+	f.Add("\x00", "bad number!", "-1", "-1", "-1", "16/")
+	f.Add(strings.Repeat("é", 300), strings.Repeat("1", 40), "99999999999999999999", "99999999999999999999", "1e309", "FFFFFFFFF/0")
+	f.Add("\xff", "\x1b[31m", "x", "\xff", `"0.001"`, "\x7f")
+	f.Fuzz(func(t *testing.T, nickname, number, payeeID, userID, limit, lsn string) {
+		fe.send(t, "POST", "/api/user/payees", fe.alice.token, obj("nickname", str(nickname), "account_number", str(number)))
+		fe.send(t, "POST", "/api/user/payees", fe.alice.token, obj("nickname", val(nickname), "account_number", val(number)))
+		fe.send(t, "GET", "/api/user/payees", fe.alice.token, nil, "X-Meridian-Commit-LSN", lsn)
+		fe.send(t, "DELETE", "/api/user/payees/"+seg(payeeID), fe.alice.token, nil)
+		fe.send(t, "GET", "/api/user/limits", fe.alice.token, nil, "X-Meridian-Commit-LSN", lsn)
+		fe.send(t, "PUT", "/api/admin/users/"+seg(userID)+"/limits", fe.admin.token, obj("daily_transfer_limit", val(limit)))
+		fe.send(t, "PUT", "/api/admin/users/"+seg(userID)+"/limits", fe.admin.token, obj("daily_transfer_limit", str(limit)))
+	})
+}

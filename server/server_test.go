@@ -81,7 +81,7 @@ func (r resp) JSON(t *testing.T) map[string]any {
 }
 
 // Into decodes the body into v, a typed value: money fields as
-// money.Amount, exact, never float64.
+// money.Amount, exact to the cent.
 func (r resp) Into(t *testing.T, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.Body, v); err != nil {
