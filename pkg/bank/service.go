@@ -48,6 +48,13 @@ type Settings struct {
 	// send to others per currency per UTC day, unless an administrator set
 	// their own (limits.go). <= 0: DefaultDailyTransferLimit.
 	DailyTransferLimit money.Amount
+	// TransferBatch is config transfer_batch: the most transfers sent to
+	// the database in one transaction (transferbatch.go); <= 0:
+	// DefaultTransferBatch, 1: each transfer alone. TransferBatchWorkers
+	// is config transfer_batch_workers: batches in flight at once; <= 0:
+	// DefaultTransferBatchWorkers.
+	TransferBatch        int
+	TransferBatchWorkers int
 }
 
 // Service is the bank. It is safe for concurrent use.
@@ -66,6 +73,7 @@ type Service struct {
 	scheduler  schedulerCounters       // what the scheduler ran in this process (scheduled.go)
 	pdfRows    int                     // the most rows of a PDF statement (0: MaxPDFStatementRows; tests lower it)
 	reads      *db.Router              // read replicas (database_read_urls); nil: every read on db
+	transfers  *transferQueue          // customers' transfers, sent in batches (transferbatch.go)
 }
 
 // New returns a Service over db.
@@ -82,12 +90,17 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 	if s.LookupPerMinute <= 0 {
 		s.LookupPerMinute = 30
 	}
-	return &Service{db: db, tokens: tokens, settings: s, now: time.Now,
+	svc := &Service{db: db, tokens: tokens, settings: s, now: time.Now,
 		lookups:   NewRateLimiter(s.LookupPerMinute, time.Minute),
 		passwords: auth.NewPasswords(s.MaxPasswordChecks, s.PasswordCheckWait),
 		sealPoke:  make(chan struct{}, 1), sealedHere: make(chan []FeedNotification, 16), sessions: newSessionCache(), seen: newSeenSessions(),
 		twoFactor: newTwoFactorKeys(tokens.DeriveKey("two-factor secrets"), tokens.DeriveKey("two-factor backup codes"))}
+	svc.transfers = newTransferQueue(db, s.TransferBatch, s.TransferBatchWorkers, svc.pokeSealer, svc.retry)
+	return svc
 }
+
+// TransferBatchStats reports how this process's transfers were batched.
+func (s *Service) TransferBatchStats() TransferBatchStats { return s.transfers.Stats() }
 
 // Passwords exposes the gate every bcrypt of the service runs through
 // (tests hold its slots; its Runs counts the checks).

@@ -112,19 +112,9 @@ func (s *Service) Transfer(ctx context.Context, a Actor, in TransferInput, idemp
 	if err != nil {
 		return TransferResult{}, err
 	}
-	var out TransferResult
-	err = s.retry(func() error {
-		var err error
-		out, err = call.run(ctx, s.db)
-		return err
-	})
-	if err != nil {
-		return TransferResult{}, err
-	}
-	if !out.Replayed {
-		s.pokeSealer() // committed: the sealer numbers the new notification and audit row
-	}
-	return out, nil
+	// Queued with the other customers' transfers of the moment, and sent
+	// with them in one transaction (transferbatch.go).
+	return s.transfers.do(ctx, call)
 }
 
 // transferCall is a transfer whose input passed every check: what
@@ -183,22 +173,33 @@ func (s *Service) checkTransfer(ctx context.Context, a Actor, in TransferInput, 
 // last, spend_daily_limit), moves the money, writes both ledger rows, the
 // notification and the audit row, and stores the answer.
 func (c transferCall) run(ctx context.Context, q sqlx.QueryerContext) (TransferResult, error) {
-	var out TransferResult
-	var body, refused sql.NullString
+	var r transferRow
 	err := q.QueryRowxContext(ctx, `SELECT replayed, body, refused FROM transfer_money($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		c.user, c.in.AccountID, c.in.ToAccountID, c.in.Amount, c.in.Description, c.key, c.hash, c.now, IdempotencyWindow.String(), ledgerDate(ctx),
 		c.dailyLimit).
-		Scan(&out.Replayed, &body, &refused)
-	switch {
-	case err != nil:
+		Scan(&r.replayed, &r.body, &r.refused)
+	if err != nil {
 		return TransferResult{}, backstop(err)
-	case refused.Valid:
-		if e, ok := refusals[refused.String]; ok {
+	}
+	return r.answer()
+}
+
+// transferRow is transfer_money's answer to one transfer, as it came.
+type transferRow struct {
+	replayed      bool
+	body, refused sql.NullString
+}
+
+// answer reads a transferRow: the transfer's result, or its refusal as the
+// error the API answers.
+func (r transferRow) answer() (TransferResult, error) {
+	if r.refused.Valid {
+		if e, ok := refusals[r.refused.String]; ok {
 			return TransferResult{}, e
 		}
-		return TransferResult{}, errs.Wrap(errors.New(refused.String), "transfer refused")
+		return TransferResult{}, errs.Wrap(errors.New(r.refused.String), "transfer refused")
 	}
-	out.Body = json.RawMessage(body.String)
+	out := TransferResult{Replayed: r.replayed, Body: json.RawMessage(r.body.String)}
 	var reply transferReply
 	if err := json.Unmarshal(out.Body, &reply); err != nil {
 		return TransferResult{}, errs.Wrap(err, "transfer reply")

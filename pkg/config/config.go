@@ -67,6 +67,11 @@ type Config struct {
 	// DailyTransferLimit is what a customer may send to others per currency
 	// per UTC day, unless an administrator set their own.
 	DailyTransferLimit money.Amount
+	// TransferBatch is the most customers' transfers serve sends to the
+	// database in one transaction (1: each alone); TransferBatchWorkers how
+	// many such batches it has in flight at once.
+	TransferBatch        int
+	TransferBatchWorkers int
 }
 
 // Keys lists every configuration key with its default, in the order shown by --help.
@@ -99,6 +104,8 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"customer_funding", "true", "customers may set an opening balance and edit balances; false: accounts open at 0 and only admin deposits and withdrawals move money in or out"},
 	{"require_2fa_for_admins", "false", "an administrator without two-factor sign-in may only set it up (403 two_factor_required elsewhere)"},
 	{"daily_transfer_limit", "10000.00", "what a customer may send to others per currency per UTC day, unless an administrator sets their own (meridian user limit)"},
+	{"transfer_batch", "32", "the most transfers serve sends to the database in one transaction, each with its own answer; 1: each transfer alone"},
+	{"transfer_batch_workers", "2", "transfer batches serve has in flight at once"},
 }
 
 // Load parses raw values (as Viper returns them) into a Config. get returns
@@ -244,6 +251,14 @@ func Load(get func(key string) string) (Config, error) {
 	c.DailyTransferLimit, err = money.Parse(strings.TrimSpace(get("daily_transfer_limit")))
 	if err != nil || c.DailyTransferLimit <= 0 {
 		return c, bad("daily_transfer_limit", "a positive amount with at most two decimals")
+	}
+	c.TransferBatch, err = strconv.Atoi(strings.TrimSpace(get("transfer_batch")))
+	if err != nil || c.TransferBatch < 1 || c.TransferBatch > 1000 {
+		return c, bad("transfer_batch", "a whole number from 1 to 1000")
+	}
+	c.TransferBatchWorkers, err = strconv.Atoi(strings.TrimSpace(get("transfer_batch_workers")))
+	if err != nil || c.TransferBatchWorkers < 1 || c.TransferBatchWorkers > 1000 {
+		return c, bad("transfer_batch_workers", "a whole number from 1 to 1000")
 	}
 	return c, nil
 }

@@ -72,6 +72,8 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"database_read_urls":     "mysql://standby/db",
 		"database_listen_url":    "mysql:thing",
 		"replica_wait":           "-1ms",
+		"transfer_batch":         "0",
+		"transfer_batch_workers": "many",
 	}
 	for key, val := range cases {
 		vals := map[string]string{}
