@@ -54,7 +54,7 @@ func newMetrics(svc *bank.Service) *Metrics {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "meridian_ws_dropped_total", Help: "WebSocket clients dropped for being too slow."},
 			func() float64 { return float64(m.drops.Load()) }))
 	if svc != nil {
-		m.reg.MustRegister(poolsCollector{svc}, replicasCollector{svc}, schedulerCollector{svc})
+		m.reg.MustRegister(poolsCollector{svc}, replicasCollector{svc}, schedulerCollector{svc}, transferBatchCollector{svc})
 	}
 	m.handler = adaptor.HTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
 	return m
@@ -164,6 +164,35 @@ func (c schedulerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(scheduledRuns, prometheus.CounterValue, float64(st.RunsSucceeded), "succeeded")
 	ch <- prometheus.MustNewConstMetric(scheduledRuns, prometheus.CounterValue, float64(st.RunsFailed), "failed")
 	ch <- prometheus.MustNewConstMetric(schedulerLastTick, prometheus.GaugeValue, st.LastTick.Seconds())
+}
+
+var (
+	transferBatches = prometheus.NewDesc("meridian_transfer_batches_total",
+		"Statements this instance sent with customers' transfers (a batch of one included).", nil, nil)
+	transferBatched = prometheus.NewDesc("meridian_transfer_batched_total",
+		"Customers' transfers those statements carried; divided by meridian_transfer_batches_total, the mean batch.", nil, nil)
+	transferBatchLargest = prometheus.NewDesc("meridian_transfer_batch_largest",
+		"The most transfers one batch of this instance carried.", nil, nil)
+	transferBatchFallbacks = prometheus.NewDesc("meridian_transfer_batch_fallbacks_total",
+		"Batches PostgreSQL refused whole (an error, a deadlock), then run transfer by transfer.", nil, nil)
+)
+
+// transferBatchCollector reads bank.TransferBatchStats at each scrape.
+type transferBatchCollector struct{ svc *bank.Service }
+
+func (transferBatchCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- transferBatches
+	ch <- transferBatched
+	ch <- transferBatchLargest
+	ch <- transferBatchFallbacks
+}
+
+func (c transferBatchCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.svc.TransferBatchStats()
+	ch <- prometheus.MustNewConstMetric(transferBatches, prometheus.CounterValue, float64(st.Batches))
+	ch <- prometheus.MustNewConstMetric(transferBatched, prometheus.CounterValue, float64(st.Transfers))
+	ch <- prometheus.MustNewConstMetric(transferBatchLargest, prometheus.GaugeValue, float64(st.Largest))
+	ch <- prometheus.MustNewConstMetric(transferBatchFallbacks, prometheus.CounterValue, float64(st.Fallbacks))
 }
 
 // Metrics returns the server's figures, for other parts to add theirs.

@@ -51,11 +51,16 @@ func TestMetrics(t *testing.T) {
 	if err := r.Measure(ctxBG); err != nil {
 		t.Fatal(err)
 	}
+	a, b2 := e.customer("Mia Metric"), e.customer("Max Metric")
+	_, from := e.account(a, "10.00")
+	_, to := e.account(b2, "0")
+	e.want(e.do("POST", "/api/user/money-transfer", a.Token, map[string]any{"account_id": from, "to_account_id": to, "amount": "1.00"}), 201, "a transfer")
 	if err := e.srv.Metrics().RegisterGaugeFunc("meridian_scheduler_due", "Scheduled runs due.", func() float64 { return 3 }); err != nil {
 		t.Fatal(err)
 	}
 	b = body()
 	has(b, `go_sql_open_connections{db_name="replica1"}`, `go_sql_open_connections{db_name="primary"}`,
 		`meridian_replica_lag_bytes{replica="replica1"} 0`, `meridian_replica_lag_seconds{replica="replica1"} 0`, `meridian_replica_up{replica="replica1"} 1`,
-		"meridian_replica_fallbacks_total 0", "meridian_replica_waits_total 0", "meridian_scheduler_due 3")
+		"meridian_replica_fallbacks_total 0", "meridian_replica_waits_total 0", "meridian_scheduler_due 3",
+		"meridian_transfer_batches_total 1", "meridian_transfer_batched_total 1", "meridian_transfer_batch_largest 1", "meridian_transfer_batch_fallbacks_total 0")
 }
