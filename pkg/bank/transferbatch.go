@@ -37,7 +37,7 @@ import (
 // in flight at once.
 const (
 	DefaultTransferBatch        = 32
-	DefaultTransferBatchWorkers = 2
+	DefaultTransferBatchWorkers = 1
 )
 
 // batchTimeout bounds one batch's wait for its answer. A batch runs for
@@ -191,10 +191,12 @@ func (q *transferQueue) run(batch []*queuedTransfer) {
 	switch {
 	case errors.As(err, &pe):
 		// PostgreSQL refused the statement: its transaction rolled back,
-		// nothing of the batch happened. Each transfer goes again alone.
+		// nothing of the batch happened. Each transfer goes again alone, all
+		// at once, as transfers went before batching; the worker goes on
+		// with the queue.
 		q.fallbacks.Add(1)
 		for _, t := range batch {
-			q.runAlone(t)
+			go q.runAlone(t)
 		}
 		return
 	case err != nil:

@@ -200,6 +200,7 @@ func TestTransferBatchTake(t *testing.T) {
 func TestTransferBatchesUnderConcurrency(t *testing.T) {
 	t.Parallel()
 	s := newService(t)
+	s.transfers.workers = 3 // batches that share accounts run at the same time
 	const customers, senders, each = 12, 48, 25
 	var actors []Actor
 	var accs []Account
