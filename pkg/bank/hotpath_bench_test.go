@@ -2,6 +2,8 @@ package bank
 
 import (
 	"fmt"
+	"runtime"
+	"sync/atomic"
 	"testing"
 )
 
@@ -132,5 +134,36 @@ func BenchmarkSeal(b *testing.B) {
 		if _, err := s.Seal(ctx); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkTransferConcurrent sends from 32 clients at once, as the load
+// test does, so the transfers go in batches (transferbatch.go); ns/op is the
+// time per transfer, and transfers/batch the mean batch.
+func BenchmarkTransferConcurrent(b *testing.B) {
+	s := newService(b)
+	const clients = 32
+	actors := make([]Actor, clients)
+	accs := make([]Account, clients)
+	for i := range clients {
+		actors[i] = newCustomer(b, s, fmt.Sprintf("Cal%d Concurrent", i))
+		accs[i] = openAccount(b, s, actors[i], "100000000.00")
+	}
+	var next atomic.Int64
+	b.SetParallelism((clients + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := int(next.Add(1)-1) % clients
+		in := TransferInput{AccountID: accs[i].AccountNumber, ToAccountID: accs[(i+1)%clients].AccountNumber, Amount: 125}
+		for pb.Next() {
+			if _, err := s.Transfer(ctx, actors[i], in, ""); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	if st := s.TransferBatchStats(); st.Batches > 0 {
+		b.ReportMetric(float64(st.Transfers)/float64(st.Batches), "transfers/batch")
 	}
 }

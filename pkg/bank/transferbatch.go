@@ -289,4 +289,3 @@ var errOrdinal = errs.E(errs.Internal, "internal", "a transfer batch answered ou
 func (q *transferQueue) Stats() TransferBatchStats {
 	return TransferBatchStats{Batches: q.batches.Load(), Transfers: q.transfers.Load(), Largest: q.largest.Load(), Fallbacks: q.fallbacks.Load()}
 }
-
