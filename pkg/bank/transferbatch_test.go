@@ -301,3 +301,60 @@ func TestTransferBatchesUnderConcurrency(t *testing.T) {
 		t.Fatalf("want successes, refusals and replays: %d, %d, %d", ok, refused, replays)
 	}
 }
+
+// Two instances (two Services on one database, each with its own batches)
+// sending two different requests under one key at once, on accounts that
+// share no lock: the money moves once, the same request replays that answer
+// and the other is refused 409. The batch that finds the key stored by the
+// other's commit must fail whole (serialization failure) and run again;
+// without that it would move money under a key that answers for another
+// request.
+func TestTransferKeyRaceAcrossInstances(t *testing.T) {
+	t.Parallel()
+	s1 := newService(t)
+	s2 := New(s1.db, s1.tokens, s1.settings)
+	alice, bob := newCustomer(t, s1, "Alice Twice"), newCustomer(t, s1, "Bob Twice")
+	fromA, fromB := openAccount(t, s1, alice, "1000.00"), openAccount(t, s1, alice, "1000.00")
+	toA, toB := openAccount(t, s1, bob, "0"), openAccount(t, s1, bob, "0")
+	reqs := []TransferInput{
+		{AccountID: fromA.AccountNumber, ToAccountID: toA.AccountNumber, Amount: 3_00},
+		{AccountID: fromB.AccountNumber, ToAccountID: toB.AccountNumber, Amount: 3_00},
+	}
+	for round := range 20 {
+		key := fmt.Sprintf("twice-%d", round)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		fresh, replays, reused := 0, 0, 0
+		start := make(chan struct{})
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s := []*Service{s1, s2}[i%2]
+				<-start
+				res, err := s.Transfer(ctx, alice, reqs[i/2%2], key)
+				mu.Lock()
+				defer mu.Unlock()
+				var e *errs.Error
+				switch {
+				case err == nil && res.Replayed:
+					replays++
+				case err == nil:
+					fresh++
+				case errors.As(err, &e) && e.Code == "idempotency_key_reused":
+					reused++
+				default:
+					t.Errorf("round %d: %v", round, err)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		if fresh != 1 || replays != 3 || reused != 4 {
+			t.Fatalf("round %d: %d moved money, %d replayed, %d refused as reused; want 1, 3, 4", round, fresh, replays, reused)
+		}
+	}
+	if got := balanceOf(t, s1, toA.ID) + balanceOf(t, s1, toB.ID); got != 60_00 {
+		t.Fatalf("bob received %s, want 60.00 (20 transfers of 3.00)", got)
+	}
+}

@@ -84,9 +84,10 @@ func requestHash(in TransferInput) string {
 }
 
 // Transfer moves money from one of the actor's open accounts to another
-// open account, in one database transaction: both accounts are locked in id
-// order, both balances and both ledger rows are written, the recipient is
-// notified and the transfer is audited.
+// open account, in one database transaction (which it may share with other
+// customers' transfers of the moment, transferbatch.go): both accounts are
+// locked in id order, both balances and both ledger rows are written, the
+// recipient is notified and the transfer is audited.
 //
 // With an idempotencyKey, the first successful answer is stored for 24
 // hours in the same transaction; the same key with the same request answers
@@ -168,10 +169,11 @@ func (s *Service) checkTransfer(ctx context.Context, a Actor, in TransferInput, 
 // transaction of the caller's (the scheduler's, so the transfer and its
 // run row commit together).
 //
-// One statement, one round trip: transfer_money (migrations 0008, 0013)
-// claims the key, locks both accounts in id order, checks (the daily limit
-// last, spend_daily_limit), moves the money, writes both ledger rows, the
-// notification and the audit row, and stores the answer.
+// One statement, one round trip: transfer_money, the batch function of
+// migrations/0016 with one entry, locks both accounts in id order, reads the
+// key, checks (the daily limit last, spend_daily_limit), moves the money,
+// writes both ledger rows, the notification and the audit row, and stores
+// the answer. Transfer sends its calls in batches instead (transferbatch.go).
 func (c transferCall) run(ctx context.Context, q sqlx.QueryerContext) (TransferResult, error) {
 	var r transferRow
 	err := q.QueryRowxContext(ctx, `SELECT replayed, body, refused FROM transfer_money($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,

@@ -9,13 +9,15 @@
 -- reads it from the database. Like the load driver, 5% of the transfers ask
 -- for more than any balance and are refused (the API's 422).
 --
--- Since migration 0008 the API sends one statement per transfer:
--- transfer_money(...), which claims the Idempotency-Key, locks both accounts
--- in id order in one statement, checks ownership, state, currency and funds,
--- moves the money, writes both ledger rows, the recipient's notification and
--- the audit row, and stores the answer under the key, in the statement's own
--- transaction. A refusal (the 5% overdrafts) gives the key back and answers
--- its code, which the API turns into a 422.
+-- transfer_money(...) (since migration 0016 the batch function with one
+-- entry) locks both accounts in id order in one statement, reads the
+-- Idempotency-Key, checks ownership, state, currency and funds, moves the
+-- money, writes both ledger rows, the recipient's notification and the audit
+-- row, and stores the answer under the key, in the statement's own
+-- transaction. A refusal (the 5% overdrafts) stores nothing and answers its
+-- code, which the API turns into a 422. The API sends the same work for many
+-- concurrent transfers at once (transfer_money_batch), which this script,
+-- one transfer per transaction, does not.
 --
 -- Since migration 0013 a transfer to another customer also counts against the
 -- sender's daily limit (the last argument: the limit bench.sh gives serve,
