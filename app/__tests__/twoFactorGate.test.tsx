@@ -41,6 +41,10 @@ it('require_2fa_for_admins: an admin refused with two_factor_required is sent to
     'GET /api/admin/admindashboard/monthly-transactions': refused,
     'GET /api/admin/accounts': refused,
     'GET /api/admin/users': refused,
+    // The dashboard's history and requests, if they go out before the
+    // redirect: refused like every admin call, not a 404 of a missing mock.
+    'GET /api/admin/transactions/history': refused,
+    'GET /api/admin/transactions/money-request': refused,
     'GET /api/auth/2fa': () => jsonResponse(200, { enabled: false, backup_codes_left: 0 }),
     'GET /api/auth/sessions': () => jsonResponse(200, []),
   });
