@@ -1,7 +1,7 @@
 -- Back to 0013: transfer_money runs its statements one by one, claiming
 -- the key first and giving it back on a refusal.
 DROP FUNCTION transfer_money(bigint, text, text, numeric, text, text, text, timestamptz, interval, timestamptz, numeric);
-DROP FUNCTION transfer_money_batch(bigint[], text[], text[], numeric[], text[], text[], text[], timestamptz[], timestamptz[], interval, numeric);
+DROP FUNCTION transfer_money_batch(bigint[], text[], text[], numeric[], text[], text[], text[], timestamptz[], timestamptz[], interval, numeric, integer);
 
 CREATE FUNCTION transfer_refused(p_user bigint, p_key text, p_code text)
     RETURNS TABLE (replayed boolean, body text, refused text)

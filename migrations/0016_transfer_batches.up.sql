@@ -38,10 +38,13 @@
 -- error raised by any entry rolls the whole batch back; pkg/bank then runs
 -- its entries one by one, each with its own answer.
 --
--- Entry i's answer is the row with ord = i (1-based). Two entries of one
+-- Entry i's answer is the row with ord = i (1-based). p_lock_timeout_ms,
+-- when given, bounds each lock wait of the batch (lock_timeout, for this
+-- transaction). Two entries of one
 -- batch must not share a user's key (pkg/bank never sends such a batch).
 CREATE FUNCTION transfer_money_batch(p_user bigint[], p_from text[], p_to text[], p_amount numeric[], p_description text[],
-        p_key text[], p_hash text[], p_now timestamptz[], p_dated timestamptz[], p_window interval, p_daily_limit numeric)
+        p_key text[], p_hash text[], p_now timestamptz[], p_dated timestamptz[], p_window interval, p_daily_limit numeric,
+        p_lock_timeout_ms integer DEFAULT NULL)
     RETURNS TABLE (ord int, replayed boolean, body text, refused text)
 LANGUAGE plpgsql
 -- Each statement is planned once per session, not at every call: planning
@@ -103,6 +106,13 @@ BEGIN
     IF cardinality(p_from) <> n OR cardinality(p_to) <> n OR cardinality(p_amount) <> n OR cardinality(p_description) <> n
         OR cardinality(p_key) <> n OR cardinality(p_hash) <> n OR cardinality(p_now) <> n OR cardinality(p_dated) <> n THEN
         RAISE EXCEPTION 'transfer_money_batch: the arrays differ in length';
+    END IF;
+    -- The batch waits for a lock no longer than its most pressed caller may
+    -- (what is left of the earliest request deadline): past it the batch
+    -- fails whole (55P03), rolls back, and each transfer goes alone under its
+    -- own deadline.
+    IF p_lock_timeout_ms IS NOT NULL THEN
+        PERFORM set_config('lock_timeout', greatest(p_lock_timeout_ms, 1) || 'ms', true);
     END IF;
 
     FOR r IN

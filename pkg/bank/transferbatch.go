@@ -251,9 +251,9 @@ func (q *transferQueue) runBatch(ctx context.Context, batch []*queuedTransfer) (
 		}
 	}
 	rows, err := q.db.QueryContext(ctx, `SELECT ord, replayed, body, refused FROM transfer_money_batch(
-		$1::bigint[], $2::text[], $3::text[], $4::numeric[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::timestamptz[], $10, $11)`,
+		$1::bigint[], $2::text[], $3::text[], $4::numeric[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::timestamptz[], $10, $11, $12)`,
 		pq.Array(users), pq.Array(from), pq.Array(to), pq.Array(amounts), pq.Array(descriptions), pq.Array(keys), pq.Array(hashes),
-		pq.Array(nows), pq.Array(dated), IdempotencyWindow.String(), batch[0].call.dailyLimit)
+		pq.Array(nows), pq.Array(dated), IdempotencyWindow.String(), batch[0].call.dailyLimit, lockWait(batch))
 	if err != nil {
 		return nil, err
 	}
@@ -281,6 +281,23 @@ func (q *transferQueue) runBatch(ctx context.Context, batch []*queuedTransfer) (
 		return nil, errs.Wrap(errOrdinal, "transfer batch")
 	}
 	return answers, nil
+}
+
+// lockWait is how long the batch may wait for a lock, in milliseconds:
+// what is left of the earliest deadline among its callers' requests (NULL
+// when none has one). No caller then waits past its deadline behind a lock:
+// the batch fails whole, and each goes alone under its own.
+func lockWait(batch []*queuedTransfer) sql.NullInt64 {
+	var earliest time.Time
+	for _, t := range batch {
+		if d, ok := t.ctx.Deadline(); ok && (earliest.IsZero() || d.Before(earliest)) {
+			earliest = d
+		}
+	}
+	if earliest.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: max(time.Until(earliest).Milliseconds(), 1), Valid: true}
 }
 
 var errOrdinal = errs.E(errs.Internal, "internal", "a transfer batch answered out of order")

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 
 	"meridian/pkg/errs"
 	"meridian/pkg/money"
@@ -356,5 +357,55 @@ func TestTransferKeyRaceAcrossInstances(t *testing.T) {
 	}
 	if got := balanceOf(t, s1, toA.ID) + balanceOf(t, s1, toB.ID); got != 60_00 {
 		t.Fatalf("bob received %s, want 60.00 (20 transfers of 3.00)", got)
+	}
+}
+
+// A batch waits for a lock no longer than its most pressed caller's
+// deadline allows: past it the batch rolls back, the caller out of time gets
+// its deadline error, and the others go through alone, all within about the
+// deadline, not when the lock is let go (contract §5, deadlines).
+func TestTransferBatchHonoursDeadlines(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	alice, bob := newCustomer(t, s, "Alice Hurry"), newCustomer(t, s, "Bob Hurry")
+	busy, free := openAccount(t, s, alice, "100.00"), openAccount(t, s, alice, "100.00")
+	to := openAccount(t, s, bob, "0")
+
+	tx, err := s.db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, busy.ID); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(5 * time.Second)
+		tx.Rollback()
+		close(released)
+	}()
+	t.Cleanup(func() { <-released })
+
+	hurried := queued(t, s, alice, busy.AccountNumber, to.AccountNumber, 1_00, "")
+	dl, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	hurried.ctx = dl
+	patient := queued(t, s, alice, free.AccountNumber, to.AccountNumber, 2_00, "")
+	start := time.Now()
+	go s.transfers.run([]*queuedTransfer{hurried, patient})
+
+	a := <-patient.done
+	if a.err != nil || time.Since(start) > 2*time.Second {
+		t.Fatalf("the other transfer: %v after %s; want it through well before the lock is let go", a.err, time.Since(start))
+	}
+	if a := <-hurried.done; !errors.Is(a.err, context.DeadlineExceeded) {
+		t.Fatalf("the transfer out of time: %v, want its deadline", a.err)
+	}
+	if st := s.TransferBatchStats(); st.Fallbacks != 1 {
+		t.Fatalf("stats %+v: want the batch to fail whole once", st)
+	}
+	<-released
+	if b := balanceOf(t, s, busy.ID); b != 100_00 {
+		t.Fatalf("the locked account holds %s: the timed-out transfer moved money", b)
 	}
 }
