@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 
 	"github.com/gofiber/fiber/v3"
@@ -13,8 +14,8 @@ import (
 // with the statement as a download. Every refusal (bad input, another
 // customer's account) is a JSON error answered before any byte of the
 // statement: the service checks the query and the account, and reads the
-// opening balance, before the handler returns. The rows are then streamed
-// to the client as they are read.
+// opening balance, before the handler returns. A CSV's rows are then
+// streamed to the client as they are read; a PDF is built first, then sent.
 func (s *Server) statement(c fiber.Ctx) error {
 	// The body is written after this handler returns, while the request's
 	// context ends when it returns (withDeadline): the statement's
@@ -28,9 +29,27 @@ func (s *Server) statement(c fiber.Ctx) error {
 		cancel()
 		return err
 	}
-	c.Set(fiber.HeaderContentType, st.ContentType())
-	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+st.FileName()+`"`)
-	c.Set(fiber.HeaderCacheControl, "no-store")
+	headers := func() {
+		c.Set(fiber.HeaderContentType, st.ContentType())
+		c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+st.FileName()+`"`)
+		c.Set(fiber.HeaderCacheControl, "no-store")
+	}
+	if st.Format == bank.StatementPDF {
+		// fpdf builds the whole document in memory anyway: build it before
+		// answering, so that a PDF that cannot be built in time (its slot,
+		// its rows) is a 503 timeout like any request's, not a 200 download
+		// of nothing.
+		var b bytes.Buffer
+		err := st.Render(&b)
+		st.Close()
+		cancel()
+		if err != nil {
+			return err
+		}
+		headers()
+		return c.Send(b.Bytes())
+	}
+	headers()
 	rid := c.Locals(localRequestID)
 	return c.SendStreamWriter(func(w *bufio.Writer) {
 		defer cancel()

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"meridian/pkg/bank"
 )
 
 func TestStatementDownload(t *testing.T) {
@@ -74,4 +76,27 @@ func TestStatementDownload(t *testing.T) {
 	adm := e.admin()
 	e.want(e.do("GET", base, adm.Token, nil), 403, "an admin")
 	e.want(e.do("POST", base, alice.Token, nil), 405, "POST")
+}
+
+// A PDF that cannot be built within the request's deadline (every slot to
+// build one is taken) answers 503 timeout with Retry-After, as any request
+// past its deadline, not a 200 download of nothing. (Not parallel: it holds
+// the process's PDF slots.)
+func TestStatementPDFPastDeadline(t *testing.T) {
+	e := newEnvWith(t, bank.Settings{}, Options{RequestTimeout: 300 * time.Millisecond})
+	alice := e.customer("Alice Slow")
+	_, mine := e.account(alice, "10.00")
+	today := time.Now().UTC().Format("2006-01-02")
+	url := "/api/user/statements?account_id=" + mine + "&from=" + today + "&to=" + today + "&format=pdf"
+
+	release := bank.HoldPDFSlots()
+	defer release()
+	r := e.want(e.do("GET", url, alice.Token, nil), 503, "a PDF past its deadline")
+	if code := r.JSON(t)["code"]; code != "timeout" || r.Header.Get("Retry-After") == "" || r.Header.Get("Content-Disposition") != "" {
+		t.Fatalf("got %v, Retry-After %q, Content-Disposition %q", code, r.Header.Get("Retry-After"), r.Header.Get("Content-Disposition"))
+	}
+	release()
+	if r := e.want(e.do("GET", url, alice.Token, nil), 200, "the PDF once a slot is free"); !bytes.HasPrefix(r.Body, []byte("%PDF-")) {
+		t.Fatalf("not a PDF: %.20q", r.Body)
+	}
 }

@@ -88,7 +88,6 @@ type Statement struct {
 // ("200300400 (Bob Stone)"), empty for an opening balance, a balance
 // adjustment, a deposit or a withdrawal.
 type StatementLine struct {
-	ID            int64        `db:"id"`
 	Date          time.Time    `db:"created_at"`
 	Type          string       `db:"transaction_type"`
 	Amount        money.Amount `db:"signed_amount"`
@@ -292,7 +291,7 @@ func (st *Statement) each(fn func(l *StatementLine) error) (StatementTotals, err
 	// The counterparty is the other account of a transfer or a request;
 	// the bank's own movements (opening, adjustment, deposit, withdrawal)
 	// name the account itself as both ends, and have none.
-	rows, err := st.tx.QueryxContext(st.ctx, `SELECT e.id, e.created_at, e.transaction_type, e.signed_amount, e.description,
+	rows, err := st.tx.QueryxContext(st.ctx, `SELECT e.created_at, e.transaction_type, e.signed_amount, e.description,
 			o.account_number AS counter_number, ou.full_name AS counter_name
 		FROM ledger_entries e
 		LEFT JOIN accounts o ON o.id = CASE WHEN e.from_account_id = e.account_id THEN e.to_account_id ELSE e.from_account_id END

@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/go-pdf/fpdf"
@@ -40,6 +41,23 @@ const (
 // pdfSlots holds one token per PDF statement being built in this process:
 // at most GOMAXPROCS at once (RenderPDF).
 var pdfSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
+
+// HoldPDFSlots takes every slot for building PDFs in this process, so that
+// a PDF statement has to wait (tests of the transport's answer to that),
+// until release is called.
+func HoldPDFSlots() (release func()) {
+	for range cap(pdfSlots) {
+		pdfSlots <- struct{}{}
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			for range cap(pdfSlots) {
+				<-pdfSlots
+			}
+		})
+	}
+}
 
 // RenderPDF writes the statement as a PDF: on every page the bank's name,
 // the holder, the account, its currency and the period, then the table's

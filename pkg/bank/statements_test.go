@@ -564,15 +564,7 @@ func TestStatementPDFSlots(t *testing.T) {
 	c := newCustomer(t, s, "Sol Slots")
 	acc := openAccountAt(t, s, c, "SLOT000001", "10.00", day(t, "2026-01-01"))
 	q := StatementQuery{AccountNumber: acc.AccountNumber, From: "2026-01-01", To: "2026-01-31", Format: "pdf"}
-	for i := 0; i < cap(pdfSlots); i++ {
-		pdfSlots <- struct{}{}
-	}
-	held := true
-	release := func() {
-		for ; held && len(pdfSlots) > 0; <-pdfSlots {
-		}
-		held = false
-	}
+	release := HoldPDFSlots()
 	defer release()
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
