@@ -117,10 +117,17 @@ func (a *app) openEnv(ctx context.Context, migrate, serve bool) (*env, error) {
 			e.close()
 			return nil, err
 		}
-		for _, r := range readers {
+		// The same check for each replica, briefly: one that does not
+		// answer yet is skipped by the router until it does.
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		for i, r := range readers {
 			r.SetMaxOpenConns(cfg.DatabasePoolSize)
 			r.SetMaxIdleConns(cfg.DatabasePoolSize)
+			if got, err := db.StatementTimeout(cctx, r); err == nil && got == 0 {
+				e.log.Warn("statement_timeout is not set on a database_read_urls replica's connections (a pooler that drops startup parameters?); set it for the role: ALTER ROLE ... SET statement_timeout, lock_timeout (README: Read replicas and poolers)", "replica", fmt.Sprintf("replica%d", i+1), "request_timeout", cfg.RequestTimeout)
+			}
 		}
+		cancel()
 	}
 	e.reads = db.NewRouter(e.db, readers, cfg.ReplicaWait)
 	var user string

@@ -20,7 +20,7 @@ import (
 // the Go runtime and the process, every database pool (go_sql_*, labelled
 // db_name: primary, replica1, …), HTTP requests, WebSockets and pushes,
 // and the read replicas (lag, fallbacks). Other parts add their own
-// figures with Register, RegisterGaugeFunc or RegisterCounterFunc.
+// figures with Register or RegisterGaugeFunc.
 type Metrics struct {
 	reg         *prometheus.Registry
 	requests    *prometheus.CounterVec
@@ -77,15 +77,6 @@ func (m *Metrics) Register(c prometheus.Collector) error {
 func (m *Metrics) RegisterGaugeFunc(name, help string, fn func() float64) error {
 	return m.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, fn))
 }
-
-// RegisterCounterFunc adds a counter whose value fn returns at each scrape
-// (fn must never go down).
-func (m *Metrics) RegisterCounterFunc(name, help string, fn func() float64) error {
-	return m.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, fn))
-}
-
-// Gatherer exposes the registry (tests).
-func (m *Metrics) Gatherer() prometheus.Gatherer { return m.reg }
 
 func (m *Metrics) observe(method, route string, status int, d time.Duration) {
 	m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
@@ -146,6 +137,8 @@ func (c replicasCollector) Collect(ch chan<- prometheus.Metric) {
 var (
 	scheduledRuns = prometheus.NewDesc("meridian_scheduled_runs_total",
 		"Occurrences of scheduled transfers this instance ran, by outcome.", []string{"status"}, nil)
+	schedulerTicks = prometheus.NewDesc("meridian_scheduler_ticks_total",
+		"Passes this instance's scheduler made over the due scheduled transfers.", nil, nil)
 	schedulerLastTick = prometheus.NewDesc("meridian_scheduler_last_tick_seconds",
 		"How long this instance's last pass over the due scheduled transfers took.", nil, nil)
 )
@@ -156,6 +149,7 @@ type schedulerCollector struct{ svc *bank.Service }
 
 func (schedulerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- scheduledRuns
+	ch <- schedulerTicks
 	ch <- schedulerLastTick
 }
 
@@ -163,6 +157,7 @@ func (c schedulerCollector) Collect(ch chan<- prometheus.Metric) {
 	st := c.svc.SchedulerStats()
 	ch <- prometheus.MustNewConstMetric(scheduledRuns, prometheus.CounterValue, float64(st.RunsSucceeded), "succeeded")
 	ch <- prometheus.MustNewConstMetric(scheduledRuns, prometheus.CounterValue, float64(st.RunsFailed), "failed")
+	ch <- prometheus.MustNewConstMetric(schedulerTicks, prometheus.CounterValue, float64(st.Ticks))
 	ch <- prometheus.MustNewConstMetric(schedulerLastTick, prometheus.GaugeValue, st.LastTick.Seconds())
 }
 

@@ -11,8 +11,8 @@ import (
 
 // TestMetrics: /metrics (Prometheus text, client_golang) shows the Go
 // runtime, the process, every database pool by db_name, the HTTP figures,
-// the read replicas' figures once replicas are configured, and figures
-// other parts register.
+// the scheduler's, the read replicas' figures once replicas are
+// configured, and figures other parts register.
 func TestMetrics(t *testing.T) {
 	e := newEnv(t)
 	e.want(e.do("GET", "/api/nothing-here", "", nil), 404, "a 404 to count")
@@ -36,7 +36,8 @@ func TestMetrics(t *testing.T) {
 		`go_sql_open_connections{db_name="primary"}`, `go_sql_max_open_connections{db_name="primary"}`,
 		`meridian_http_requests_total{method="GET",route="/api/*",status="404"} 1`,
 		`meridian_http_request_duration_seconds_bucket{method="GET",route="/api/*",le="0.001"}`,
-		"meridian_ws_connections 0", "meridian_ws_pushes_total 0", "meridian_ws_dropped_total 0", "meridian_ws_push_latency_seconds_count 0")
+		"meridian_ws_connections 0", "meridian_ws_pushes_total 0", "meridian_ws_dropped_total 0", "meridian_ws_push_latency_seconds_count 0",
+		"# TYPE meridian_scheduler_ticks_total counter\nmeridian_scheduler_ticks_total ", "meridian_scheduler_last_tick_seconds ")
 	if strings.Contains(b, "meridian_replica_") || strings.Contains(b, `db_name="replica1"`) {
 		t.Error("replica figures without read replicas")
 	}

@@ -134,3 +134,50 @@ func TestStandbyReadsYourWrites(t *testing.T) {
 	}
 	t.Logf("primary + standby test took %s", time.Since(start))
 }
+
+// TestStandbyThroughPgBouncer: a read URL through PgBouncer in transaction
+// mode, opened with serve's timeouts (which PgBouncer refuses as startup
+// parameters), still serves reads: the replica's pool connects without
+// them, as the primary's does (db.Open), and runs with the role's settings.
+func TestStandbyThroughPgBouncer(t *testing.T) {
+	rp := testdb.Replicated(t)
+	bouncer := testdb.PgBouncer(t, rp.Standby)
+	timeouts := db.Timeouts(5 * time.Second)
+	primary, err := db.Open(ctx, rp.Primary, timeouts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { primary.Close() })
+	readers, err := db.OpenReplicas([]string{bouncer}, timeouts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replica := readers[0]
+	t.Cleanup(func() { replica.Close() })
+	r := db.NewRouter(primary, readers, 5*time.Second)
+	if err := r.Measure(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Replicas()[0].Healthy() {
+		t.Fatal("the standby behind PgBouncer, opened with timeouts, is down after Measure")
+	}
+	if _, err := primary.Exec(`CREATE TABLE through_bouncer (x int); INSERT INTO through_bouncer VALUES (42)`); err != nil {
+		t.Fatal(err)
+	}
+	pos, err := r.CommitPosition(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := r.Reader(db.WithPosition(ctx, pos))
+	if read != replica || r.Fallbacks() != 0 {
+		t.Fatalf("a read at the last write's position went to the primary (fallbacks = %d)", r.Fallbacks())
+	}
+	var x int
+	var recovering bool
+	if err := read.QueryRowContext(ctx, `SELECT x, pg_is_in_recovery() FROM through_bouncer`).Scan(&x, &recovering); err != nil || x != 42 || !recovering {
+		t.Fatalf("read through PgBouncer from the standby: %d, in recovery %v (%v)", x, recovering, err)
+	}
+	if got, err := db.StatementTimeout(ctx, replica); err != nil || got != 0 {
+		t.Fatalf("statement_timeout through PgBouncer: %s (%v); want the role's (none)", got, err)
+	}
+}

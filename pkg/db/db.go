@@ -3,11 +3,15 @@ package db
 
 import (
 	"context"
+	"database/sql"
+	"database/sql/driver"
 	"fmt"
+	"maps"
 	"net/url"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -46,7 +50,7 @@ const DefaultPoolSize = 16
 //
 // The options travel as startup parameters. PgBouncer refuses parameters
 // it does not know ("unsupported startup parameter"), statement_timeout and
-// lock_timeout among them: then Open connects without them, and the pool
+// lock_timeout among them: then the pool connects without them (open), and
 // runs with the role's own settings (README: Read replicas and poolers,
 // ALTER ROLE … SET statement_timeout); StatementTimeout tells which.
 func Open(ctx context.Context, dsn string, opts ...Option) (*sqlx.DB, error) {
@@ -62,10 +66,6 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*sqlx.DB, error) {
 		if err == nil {
 			return db, nil
 		}
-		if len(opts) > 0 && unsupportedStartupParameter(err) {
-			db.Close()
-			return Open(ctx, dsn)
-		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			db.Close()
 			return nil, fmt.Errorf("cannot reach the database: %w", err)
@@ -74,21 +74,55 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*sqlx.DB, error) {
 	}
 }
 
-// open makes the pool without connecting.
+// open makes the pool without connecting (Open and OpenReplicas). Its
+// connections carry the options' parameters until a server refuses one as
+// an unsupported startup parameter (PgBouncer): from then on they connect
+// without them (fallbackConnector).
 func open(dsn string, opts ...Option) (*sqlx.DB, error) {
-	params := map[string]string{"timezone": "UTC", "binary_parameters": "yes"}
+	base := map[string]string{"timezone": "UTC", "binary_parameters": "yes"}
+	params := maps.Clone(base)
 	for _, o := range opts {
 		o(params)
 	}
-	db, err := sqlx.Open("postgres", withParams(dsn, params))
+	without, err := pq.NewConnector(withParams(dsn, base))
 	if err != nil {
 		return nil, fmt.Errorf("is not a usable PostgreSQL address: %w", err)
 	}
+	var connector driver.Connector = without
+	if !maps.Equal(params, base) {
+		with, err := pq.NewConnector(withParams(dsn, params))
+		if err != nil {
+			return nil, fmt.Errorf("is not a usable PostgreSQL address: %w", err)
+		}
+		connector = &fallbackConnector{with: with, without: without}
+	}
+	db := sqlx.NewDb(sql.OpenDB(connector), "postgres")
 	db.SetMaxOpenConns(DefaultPoolSize)
 	db.SetMaxIdleConns(DefaultPoolSize)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	return db, nil
 }
+
+// fallbackConnector connects with the options' parameters (with) until a
+// server refuses one as an unsupported startup parameter, then, for that
+// connection and every later one, without them (without).
+type fallbackConnector struct {
+	with, without driver.Connector
+	dropped       atomic.Bool // a server refused the options' parameters
+}
+
+func (c *fallbackConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	if !c.dropped.Load() {
+		conn, err := c.with.Connect(ctx)
+		if err == nil || !unsupportedStartupParameter(err) {
+			return conn, err
+		}
+		c.dropped.Store(true)
+	}
+	return c.without.Connect(ctx)
+}
+
+func (c *fallbackConnector) Driver() driver.Driver { return c.with.Driver() }
 
 // unsupportedStartupParameter reports PgBouncer's refusal of a startup
 // parameter it does not pass on (not in ignore_startup_parameters).

@@ -141,7 +141,9 @@ func NewRouter(primary *sqlx.DB, replicas []*sqlx.DB, wait time.Duration) *Route
 
 // OpenReplicas opens a pool per read URL with the options of Open, without
 // waiting for them: a replica that does not answer yet is skipped by the
-// router until it does (Measure).
+// router until it does (Measure). As with Open, a replica behind a pooler
+// that refuses the options as startup parameters (PgBouncer) runs without
+// them, with the role's settings.
 func OpenReplicas(urls []string, opts ...Option) ([]*sqlx.DB, error) {
 	var out []*sqlx.DB
 	for _, u := range urls {
@@ -164,9 +166,6 @@ func redact(u string) string {
 	}
 	return "(a key=value address)"
 }
-
-// Primary is the pool of database_url.
-func (r *Router) Primary() *sqlx.DB { return r.primary }
 
 // Replicas are the read pools, in configuration order.
 func (r *Router) Replicas() []*Replica { return r.replicas }

@@ -116,11 +116,11 @@ pidfile = %s
 		}
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 	}
-	out, err := os.Create(filepath.Join(os.TempDir(), fmt.Sprintf("pgbouncer-%d.out", listen)))
+	out, err := os.Create(filepath.Join(dir, "pgbouncer.out"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { out.Close(); os.Remove(out.Name()) })
+	t.Cleanup(func() { out.Close() })
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

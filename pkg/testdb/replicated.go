@@ -2,7 +2,6 @@ package testdb
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -83,9 +82,4 @@ func Replicated(t testing.TB) Replication {
 		t.Fatalf("the standby is not in recovery (%v)", err)
 	}
 	return r
-}
-
-// String names the pair in test output.
-func (r Replication) String() string {
-	return fmt.Sprintf("primary %s, standby %s", r.Primary, r.Standby)
 }
