@@ -317,6 +317,21 @@ type AccountLookup struct {
 	AccountNumber string `json:"account_number" db:"account_number"`
 }
 
+// errTooManyLookups refuses an account lookup (or a new payee, which shows
+// its holder's name too) over the per-user rate.
+var errTooManyLookups = errs.E(errs.RateLimited, "too_many_lookups", "Too many account lookups; wait a minute and try again")
+
+// allowLookup counts one lookup of a's against the per-user rate limit of
+// account lookups (against enumeration).
+//
+// Returns too_many_lookups (429).
+func (s *Service) allowLookup(a Actor) error {
+	if !s.lookups.Allow(fmt.Sprint(a.UserID), s.now()) {
+		return errTooManyLookups
+	}
+	return nil
+}
+
 // LookupAccount tells the holder's name of an open account number. It is
 // rate limited per user, against enumeration. Returns customer_only (403),
 // invalid_input (a number that is empty, over 34 characters or not text),
@@ -329,8 +344,8 @@ func (s *Service) LookupAccount(ctx context.Context, a Actor, number string) (Ac
 	if err != nil {
 		return AccountLookup{}, err
 	}
-	if !s.lookups.Allow(fmt.Sprint(a.UserID), s.now()) {
-		return AccountLookup{}, errs.E(errs.RateLimited, "too_many_lookups", "Too many account lookups; wait a minute and try again")
+	if err := s.allowLookup(a); err != nil {
+		return AccountLookup{}, err
 	}
 	var out AccountLookup
 	err = s.db.GetContext(ctx, &out, `SELECT u.full_name, a.account_number FROM accounts a JOIN users u ON u.id = a.user_id

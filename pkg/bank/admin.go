@@ -64,7 +64,7 @@ func AdminRow(u User) AdminUserRow {
 // at once and leave none) and the target user, and returns the target.
 func lockTarget(ctx context.Context, tx *sqlx.Tx, userID int64) (User, int, error) {
 	if userID <= 0 {
-		return User{}, 0, errs.E(errs.NotFound, "user_not_found", "User not found")
+		return User{}, 0, errUserNotFound
 	}
 	var admins []int64
 	if err := tx.SelectContext(ctx, &admins, `SELECT id FROM users WHERE role_id = 2 AND is_active ORDER BY id FOR UPDATE`); err != nil {
@@ -73,7 +73,7 @@ func lockTarget(ctx context.Context, tx *sqlx.Tx, userID int64) (User, int, erro
 	var u User
 	err := tx.GetContext(ctx, &u, `SELECT `+userColumns+` `+userFrom+` WHERE u.id = $1 FOR UPDATE OF u`, userID)
 	if notFound(err) {
-		return u, 0, errs.E(errs.NotFound, "user_not_found", "User not found")
+		return u, 0, errUserNotFound
 	}
 	return u, len(admins), errs.Wrap(err, "lock user")
 }

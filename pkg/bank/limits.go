@@ -74,7 +74,7 @@ func (s *Service) DailyLimits(ctx context.Context, a Actor) ([]DailyLimit, error
 		return nil, err
 	}
 	out := []DailyLimit{}
-	err := s.db.SelectContext(ctx, &out, `
+	err := s.reader(ctx).SelectContext(ctx, &out, `
 		SELECT c.currency, coalesce(u.daily_transfer_limit, $2) AS daily_transfer_limit, coalesce(d.total, 0) AS used_today
 		FROM users u
 		JOIN (SELECT DISTINCT currency FROM accounts WHERE user_id = $1 AND closed_at IS NULL) c ON true
@@ -129,7 +129,7 @@ func (s *Service) SetDailyLimit(ctx context.Context, a Actor, userID int64, limi
 		return UserLimit{}, err
 	}
 	if userID <= 0 {
-		return UserLimit{}, errs.E(errs.NotFound, "user_not_found", "User not found")
+		return UserLimit{}, errUserNotFound
 	}
 	out := UserLimit{UserID: userID, DailyTransferLimit: s.settings.DailyTransferLimit, Default: limit == nil}
 	if limit != nil {
@@ -139,7 +139,7 @@ func (s *Service) SetDailyLimit(ctx context.Context, a Actor, userID int64, limi
 		var email string
 		err := tx.GetContext(ctx, &email, `UPDATE users SET daily_transfer_limit = $2 WHERE id = $1 RETURNING email`, userID, limit)
 		if notFound(err) {
-			return errs.E(errs.NotFound, "user_not_found", "User not found")
+			return errUserNotFound
 		}
 		if err != nil {
 			return errs.Wrap(err, "set daily limit")

@@ -47,7 +47,7 @@ func (s *Service) ListPayees(ctx context.Context, a Actor) ([]Payee, error) {
 		return nil, err
 	}
 	out := []Payee{}
-	err := s.db.SelectContext(ctx, &out, selectPayee+` WHERE p.user_id = $1 ORDER BY p.id DESC`, a.UserID)
+	err := s.reader(ctx).SelectContext(ctx, &out, selectPayee+` WHERE p.user_id = $1 ORDER BY p.id DESC`, a.UserID)
 	return out, errs.Wrap(err, "list payees")
 }
 
@@ -76,8 +76,8 @@ func (s *Service) CreatePayee(ctx context.Context, a Actor, in PayeeInput) (Paye
 	if in.AccountNumber, err = cleanAccountRef("account_number", in.AccountNumber, true); err != nil {
 		return Payee{}, err
 	}
-	if !s.lookups.Allow(fmt.Sprint(a.UserID), s.now()) {
-		return Payee{}, errs.E(errs.RateLimited, "too_many_lookups", "Too many account lookups; wait a minute and try again")
+	if err := s.allowLookup(a); err != nil {
+		return Payee{}, err
 	}
 	var out Payee
 	err = s.inTx(ctx, func(tx *sqlx.Tx) error {

@@ -149,25 +149,12 @@ func parseScheduleTime(field, v string) (time.Time, error) {
 // open account, or the receiving one does not exist), same_account,
 // account_closed, recipient_inactive or currency_mismatch (422).
 func (s *Service) CreateScheduledTransfer(ctx context.Context, a Actor, in ScheduledTransferInput) (ScheduledTransfer, error) {
-	if err := requireCustomer(a); err != nil {
+	call, err := s.checkTransfer(ctx, a, TransferInput{AccountID: in.AccountID, ToAccountID: in.ToAccountID, Amount: in.Amount,
+		Description: in.Description, UserID: in.UserID}, "")
+	if err != nil {
 		return ScheduledTransfer{}, err
 	}
-	if err := checkUserID(a, in.UserID); err != nil {
-		return ScheduledTransfer{}, err
-	}
-	var err error
-	if in.AccountID, err = cleanAccountRef("account_id", in.AccountID, true); err != nil {
-		return ScheduledTransfer{}, err
-	}
-	if in.ToAccountID, err = cleanAccountRef("to_account_id", in.ToAccountID, true); err != nil {
-		return ScheduledTransfer{}, err
-	}
-	if err := s.checkAmount(ctx, a, "amount", in.Amount, in.AccountID); err != nil {
-		return ScheduledTransfer{}, err
-	}
-	if in.Description, err = cleanDescription(in.Description); err != nil {
-		return ScheduledTransfer{}, err
-	}
+	in.AccountID, in.ToAccountID, in.Description = call.in.AccountID, call.in.ToAccountID, call.in.Description
 	freq := strings.ToLower(strings.TrimSpace(in.Frequency))
 	switch freq {
 	case FrequencyOnce, FrequencyDaily, FrequencyWeekly, FrequencyMonthly:
@@ -275,7 +262,7 @@ func (s *Service) ListScheduledTransfers(ctx context.Context, a Actor, limit int
 		return nil, err
 	}
 	out := []ScheduledTransfer{}
-	err = s.db.SelectContext(ctx, &out, selectScheduled+` WHERE st.user_id = $1 ORDER BY st.id DESC LIMIT $2`, a.UserID, limit)
+	err = s.reader(ctx).SelectContext(ctx, &out, selectScheduled+` WHERE st.user_id = $1 ORDER BY st.id DESC LIMIT $2`, a.UserID, limit)
 	return out, errs.Wrap(err, "list scheduled transfers")
 }
 
@@ -336,17 +323,34 @@ func (s *Service) ScheduledTransferRuns(ctx context.Context, a Actor, id int64, 
 	if id <= 0 {
 		return nil, errScheduledNotFound
 	}
-	var mine bool
-	if err := s.db.GetContext(ctx, &mine, `SELECT EXISTS (SELECT 1 FROM scheduled_transfers WHERE id = $1 AND user_id = $2)`, id, a.UserID); err != nil {
+	// One read: the series (the caller's, else 404) left joined to its
+	// newest runs; a series without runs gives one row of NULLs.
+	var rows []struct {
+		RunAt         *time.Time `db:"run_at"`
+		Status        *string    `db:"status"`
+		Reason        *string    `db:"reason"`
+		TransactionID *int64     `db:"transaction_id"`
+	}
+	err = s.reader(ctx).SelectContext(ctx, &rows, `SELECT r.run_at, r.status, r.reason, r.transaction_id
+		FROM scheduled_transfers st
+		LEFT JOIN LATERAL (SELECT run_at, status, reason, transaction_id FROM scheduled_transfer_runs
+			WHERE scheduled_id = st.id ORDER BY run_at DESC LIMIT $3) r ON true
+		WHERE st.id = $1 AND st.user_id = $2
+		ORDER BY r.run_at DESC`, id, a.UserID, limit)
+	if err != nil {
 		return nil, errs.Wrap(err, "scheduled transfer runs")
 	}
-	if !mine {
+	if len(rows) == 0 {
 		return nil, errScheduledNotFound
 	}
 	out := []ScheduledRun{}
-	err = s.db.SelectContext(ctx, &out, `SELECT run_at, status, reason, transaction_id FROM scheduled_transfer_runs
-		WHERE scheduled_id = $1 ORDER BY run_at DESC LIMIT $2`, id, limit)
-	return out, errs.Wrap(err, "scheduled transfer runs")
+	for _, r := range rows {
+		if r.RunAt == nil {
+			continue // the series has no runs yet
+		}
+		out = append(out, ScheduledRun{RunAt: *r.RunAt, Status: *r.Status, Reason: r.Reason, TransactionID: r.TransactionID})
+	}
+	return out, nil
 }
 
 // nextOccurrence is the occurrence after at of a series of the given

@@ -297,6 +297,59 @@ func TestScheduledFailedRunNotifiesAndContinues(t *testing.T) {
 	}
 }
 
+// Scheduled runs count against the daily limit (contract §6): a run that
+// would take the day past it is refused (recorded as failed, the owner
+// told), and the next day's run, with the count started again, goes
+// through and is counted.
+func TestScheduledRunsCountAgainstDailyLimit(t *testing.T) {
+	t.Parallel()
+	s := newLimitedService(t, "100.00")
+	f := &schedFixture{s: s, alice: newCustomer(t, s, "Alice Limit"), bob: newCustomer(t, s, "Bob Limit")}
+	f.from = openAccount(t, s, f.alice, "500.00")
+	f.to = openAccount(t, s, f.bob, "0.00")
+	f.clock = fixClock(s, instant(t, "2027-05-01T08:00:00Z"))
+	st := f.create(t, "80.00", "2027-05-01T09:00:00Z", FrequencyDaily, nil)
+	if err := sendTo(s, f.alice, f.from, f.to, 30_00, "manual"); err != nil {
+		t.Fatal(err)
+	}
+	if used := limitsOf(t, s, f.alice)["USD"].UsedToday; used != 30_00 {
+		t.Fatalf("used today %v after the manual transfer", used)
+	}
+
+	// 30.00 + 80.00 > 100.00: the run is refused by the limit.
+	if tick := f.tick(t, "2027-05-01T09:00:00Z"); tick.Failed != 1 || tick.Succeeded != 0 {
+		t.Fatalf("tick %+v: the run skipped the daily limit", tick)
+	}
+	runs := f.runs(t, st.ID)
+	if len(runs) != 1 || runs[0].Status != RunFailed || runs[0].Reason == nil || *runs[0].Reason != errDailyLimit.Message || runs[0].TransactionID != nil {
+		t.Fatalf("runs %+v", runs)
+	}
+	want := fmt.Sprintf("Scheduled transfer of $80.00 to account %s failed: %s", f.to.AccountNumber, errDailyLimit.Message)
+	if m := scheduledMessages(t, s, f.alice.UserID); len(m) != 1 || m[0] != want {
+		t.Fatalf("owner told %v; want %q", m, want)
+	}
+	if used := limitsOf(t, s, f.alice)["USD"].UsedToday; used != 30_00 {
+		t.Fatalf("used today %v after the refused run", used)
+	}
+	if b := balanceOf(t, s, f.from.ID); b != 470_00 {
+		t.Fatalf("balance %v after the refused run", b)
+	}
+
+	// The next day (UTC) the count starts again: the run goes through and counts.
+	if tick := f.tick(t, "2027-05-02T09:00:00Z"); tick.Succeeded != 1 || tick.Failed != 0 {
+		t.Fatalf("next day's tick %+v", tick)
+	}
+	if got := runTimes(f.runs(t, st.ID)); got != "05-01:failed 05-02:succeeded" {
+		t.Fatalf("runs %s", got)
+	}
+	if used := limitsOf(t, s, f.alice)["USD"].UsedToday; used != 80_00 {
+		t.Fatalf("used today %v after the next day's run", used)
+	}
+	if b := balanceOf(t, s, f.from.ID); b != 390_00 {
+		t.Fatalf("balance %v after the next day's run", b)
+	}
+}
+
 // The transfer, the run row and the advance commit together: a failure
 // after the transfer (a crash, as far as the database knows) leaves no
 // money moved and the occurrence due, and the next pass pays it once.
@@ -486,29 +539,32 @@ func TestScheduledCreateRefusals(t *testing.T) {
 		edit  func(*ScheduledTransferInput)
 		kind  errs.Kind
 		code  string
+		field string // the input field refused (invalid_input only)
+		msg   string // the field's message, when the test pins it
 	}{
-		{"run_at in the past", f.alice, func(in *ScheduledTransferInput) { in.RunAt = "2027-09-01T11:58:00Z" }, errs.Invalid, "invalid_input"},
-		{"run_at not RFC 3339", f.alice, func(in *ScheduledTransferInput) { in.RunAt = "2027-09-02 09:00" }, errs.Invalid, "invalid_input"},
-		{"run_at missing", f.alice, func(in *ScheduledTransferInput) { in.RunAt = "" }, errs.Invalid, "invalid_input"},
-		{"run_at beyond ten years", f.alice, func(in *ScheduledTransferInput) { in.RunAt = "2038-01-01T00:00:00Z"; in.Until = nil }, errs.Invalid, "invalid_input"},
-		{"until before run_at", f.alice, func(in *ScheduledTransferInput) { in.Until = ptr("2027-09-01T13:00:00Z") }, errs.Invalid, "invalid_input"},
-		{"until equal to run_at", f.alice, func(in *ScheduledTransferInput) { in.Until = ptr(in.RunAt) }, errs.Invalid, "invalid_input"},
-		{"until beyond ten years", f.alice, func(in *ScheduledTransferInput) { in.Until = ptr("2040-01-01T00:00:00Z") }, errs.Invalid, "invalid_input"},
-		{"until not RFC 3339", f.alice, func(in *ScheduledTransferInput) { in.Until = ptr("tomorrow") }, errs.Invalid, "invalid_input"},
-		{"zero amount", f.alice, func(in *ScheduledTransferInput) { in.Amount = 0 }, errs.Invalid, "invalid_input"},
-		{"amount over the maximum", f.alice, func(in *ScheduledTransferInput) { in.Amount = money.DefaultMax + 1 }, errs.Invalid, "invalid_input"},
-		{"unknown frequency", f.alice, func(in *ScheduledTransferInput) { in.Frequency = "yearly" }, errs.Invalid, "invalid_input"},
-		{"no frequency", f.alice, func(in *ScheduledTransferInput) { in.Frequency = "" }, errs.Invalid, "invalid_input"},
-		{"description too long", f.alice, func(in *ScheduledTransferInput) { in.Description = strings.Repeat("x", 256) }, errs.Invalid, "invalid_input"},
-		{"malformed account number", f.alice, func(in *ScheduledTransferInput) { in.ToAccountID = "bad\x00" }, errs.Invalid, "invalid_input"},
-		{"another customer's account", f.alice, func(in *ScheduledTransferInput) { in.AccountID = f.to.AccountNumber }, errs.NotFound, "account_not_found"},
-		{"unknown recipient", f.alice, func(in *ScheduledTransferInput) { in.ToAccountID = "NOSUCH0001" }, errs.NotFound, "account_not_found"},
-		{"same account", f.alice, func(in *ScheduledTransferInput) { in.ToAccountID = f.from.AccountNumber }, errs.Unprocessable, "same_account"},
-		{"closed recipient", f.alice, func(in *ScheduledTransferInput) { in.ToAccountID = closed.AccountNumber }, errs.Unprocessable, "account_closed"},
-		{"deactivated recipient", f.alice, func(in *ScheduledTransferInput) { in.ToAccountID = daveAcc.AccountNumber }, errs.Unprocessable, "recipient_inactive"},
-		{"different currency", f.alice, func(in *ScheduledTransferInput) { in.ToAccountID = euro.AccountNumber }, errs.Unprocessable, "currency_mismatch"},
-		{"another user_id", f.alice, func(in *ScheduledTransferInput) { in.UserID = &other }, errs.Forbidden, "forbidden"},
-		{"an administrator", admin, func(in *ScheduledTransferInput) {}, errs.Forbidden, "customer_only"},
+		{"run_at in the past", f.alice, func(in *ScheduledTransferInput) { in.RunAt = "2027-09-01T11:58:00Z" }, errs.Invalid, "invalid_input", "run_at", "run_at must not be in the past"},
+		{"run_at not RFC 3339", f.alice, func(in *ScheduledTransferInput) { in.RunAt = "2027-09-02 09:00" }, errs.Invalid, "invalid_input", "run_at", ""},
+		{"run_at missing", f.alice, func(in *ScheduledTransferInput) { in.RunAt = "" }, errs.Invalid, "invalid_input", "run_at", "run_at is required"},
+		{"run_at blank", f.alice, func(in *ScheduledTransferInput) { in.RunAt = "  " }, errs.Invalid, "invalid_input", "run_at", "run_at is required"},
+		{"run_at beyond ten years", f.alice, func(in *ScheduledTransferInput) { in.RunAt = "2038-01-01T00:00:00Z"; in.Until = nil }, errs.Invalid, "invalid_input", "run_at", "run_at must be within ten years"},
+		{"until before run_at", f.alice, func(in *ScheduledTransferInput) { in.Until = ptr("2027-09-01T13:00:00Z") }, errs.Invalid, "invalid_input", "until", "until must be after run_at"},
+		{"until equal to run_at", f.alice, func(in *ScheduledTransferInput) { in.Until = ptr(in.RunAt) }, errs.Invalid, "invalid_input", "until", "until must be after run_at"},
+		{"until beyond ten years", f.alice, func(in *ScheduledTransferInput) { in.Until = ptr("2040-01-01T00:00:00Z") }, errs.Invalid, "invalid_input", "until", "until must be within ten years"},
+		{"until not RFC 3339", f.alice, func(in *ScheduledTransferInput) { in.Until = ptr("tomorrow") }, errs.Invalid, "invalid_input", "until", ""},
+		{"zero amount", f.alice, func(in *ScheduledTransferInput) { in.Amount = 0 }, errs.Invalid, "invalid_input", "amount", ""},
+		{"amount over the maximum", f.alice, func(in *ScheduledTransferInput) { in.Amount = money.DefaultMax + 1 }, errs.Invalid, "invalid_input", "amount", ""},
+		{"unknown frequency", f.alice, func(in *ScheduledTransferInput) { in.Frequency = "yearly" }, errs.Invalid, "invalid_input", "frequency", ""},
+		{"no frequency", f.alice, func(in *ScheduledTransferInput) { in.Frequency = "" }, errs.Invalid, "invalid_input", "frequency", ""},
+		{"description too long", f.alice, func(in *ScheduledTransferInput) { in.Description = strings.Repeat("x", 256) }, errs.Invalid, "invalid_input", "description", ""},
+		{"malformed account number", f.alice, func(in *ScheduledTransferInput) { in.ToAccountID = "bad\x00" }, errs.Invalid, "invalid_input", "to_account_id", ""},
+		{"another customer's account", f.alice, func(in *ScheduledTransferInput) { in.AccountID = f.to.AccountNumber }, errs.NotFound, "account_not_found", "", ""},
+		{"unknown recipient", f.alice, func(in *ScheduledTransferInput) { in.ToAccountID = "NOSUCH0001" }, errs.NotFound, "account_not_found", "", ""},
+		{"same account", f.alice, func(in *ScheduledTransferInput) { in.ToAccountID = f.from.AccountNumber }, errs.Unprocessable, "same_account", "", ""},
+		{"closed recipient", f.alice, func(in *ScheduledTransferInput) { in.ToAccountID = closed.AccountNumber }, errs.Unprocessable, "account_closed", "", ""},
+		{"deactivated recipient", f.alice, func(in *ScheduledTransferInput) { in.ToAccountID = daveAcc.AccountNumber }, errs.Unprocessable, "recipient_inactive", "", ""},
+		{"different currency", f.alice, func(in *ScheduledTransferInput) { in.ToAccountID = euro.AccountNumber }, errs.Unprocessable, "currency_mismatch", "", ""},
+		{"another user_id", f.alice, func(in *ScheduledTransferInput) { in.UserID = &other }, errs.Forbidden, "forbidden", "", ""},
+		{"an administrator", admin, func(in *ScheduledTransferInput) {}, errs.Forbidden, "customer_only", "", ""},
 	} {
 		in := good()
 		c.edit(&in)
@@ -516,6 +572,13 @@ func TestScheduledCreateRefusals(t *testing.T) {
 		var e *errs.Error
 		if !errors.As(err, &e) || e.Kind != c.kind || e.Code != c.code {
 			t.Errorf("%s: got %v; want %s", c.name, err, c.code)
+			continue
+		}
+		if c.field != "" && e.Fields[c.field] == "" {
+			t.Errorf("%s: fields %v; want one for %s", c.name, e.Fields, c.field)
+		}
+		if c.msg != "" && e.Fields[c.field] != c.msg {
+			t.Errorf("%s: %s refused with %q; want %q", c.name, c.field, e.Fields[c.field], c.msg)
 		}
 	}
 	wantUnchanged(t, s, before)
@@ -543,13 +606,13 @@ func TestScheduledCreateRefusals(t *testing.T) {
 // further occurrence of that series runs (a run in progress finishes first).
 func TestScheduledCancelRacesScheduler(t *testing.T) {
 	t.Parallel()
-	const series = 20
+	const series, days = 20, 60
 	f := newSchedFixture(t, "2027-10-01T00:00:00Z", "100000.00")
 	ids := make([]int64, series)
 	for i := range ids {
 		ids[i] = f.create(t, "1.00", "2027-10-01T00:00:30Z", FrequencyDaily, nil).ID
 	}
-	f.clock.add(30 * 24 * time.Hour) // 30 occurrences due each: 600 in all
+	f.clock.add(days * 24 * time.Hour) // 60 occurrences due each: 1200 in all
 	countRuns := func(id int64) int {
 		var n int
 		if err := f.s.db.Get(&n, `SELECT count(*) FROM scheduled_transfer_runs WHERE scheduled_id = $1`, id); err != nil {
@@ -564,10 +627,19 @@ func TestScheduledCancelRacesScheduler(t *testing.T) {
 			t.Error(err)
 		}
 	}()
+	// Cancel only once the scheduler is into the backlog (it runs the
+	// oldest first: the first series' first occurrence), so the cancels
+	// meet it mid-way rather than before it starts.
+	for deadline := time.Now().Add(10 * time.Second); countRuns(ids[0]) == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the scheduler ran nothing in 10 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	atCancel := make([]int, series)
 	for i, id := range ids {
 		if i%4 == 0 {
-			time.Sleep(5 * time.Millisecond) // let the scheduler get into the series
+			time.Sleep(5 * time.Millisecond) // let the scheduler get further into the series
 		}
 		if err := f.s.CancelScheduledTransfer(ctx, f.alice, id); err != nil {
 			t.Fatal(err)
@@ -589,7 +661,10 @@ func TestScheduledCancelRacesScheduler(t *testing.T) {
 	if b, l := balanceOf(t, f.s, f.from.ID), ledgerSum(t, f.s, f.from.ID); b != l || b != 100000_00-money.Amount(ran)*1_00 {
 		t.Fatalf("balance %v, ledger %v, %d runs", b, l, ran)
 	}
-	t.Logf("%d of %d occurrences ran before their series were cancelled", ran, series*30)
+	if ran == 0 || ran == series*days {
+		t.Fatalf("race not exercised: %d of %d occurrences ran before their series were cancelled", ran, series*days)
+	}
+	t.Logf("%d of %d occurrences ran before their series were cancelled", ran, series*days)
 }
 
 // TestScheduledKeysAreTheBanks: a customer cannot take an occurrence's

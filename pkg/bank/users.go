@@ -325,11 +325,14 @@ func (s *Service) Me(ctx context.Context, a Actor) (User, error) {
 	return s.getUser(ctx, s.db, a.UserID)
 }
 
+// errUserNotFound answers for a user id that names no user.
+var errUserNotFound = errs.E(errs.NotFound, "user_not_found", "User not found")
+
 func (s *Service) getUser(ctx context.Context, q sqlx.QueryerContext, id int64) (User, error) {
 	var u User
 	err := sqlx.GetContext(ctx, q, &u, `SELECT `+userColumns+` `+userFrom+` WHERE u.id = $1`, id)
 	if notFound(err) {
-		return u, errs.E(errs.NotFound, "user_not_found", "User not found")
+		return u, errUserNotFound
 	}
 	return u, errs.Wrap(err, "get user")
 }

@@ -197,3 +197,35 @@ func TestReadReplicaKeys(t *testing.T) {
 		t.Fatalf("database_listen_url %q (%v)", c.DatabaseListenURL, err)
 	}
 }
+
+// Rules that the one-bad-value table cannot reach: the upper bounds of the
+// batch keys, and a listen URL without database_url.
+func TestMoreRefusals(t *testing.T) {
+	for _, c := range []struct {
+		vals map[string]string
+		key  string
+	}{
+		{map[string]string{"transfer_batch": "1001"}, "transfer_batch"},
+		{map[string]string{"transfer_batch_workers": "1001"}, "transfer_batch_workers"},
+		{map[string]string{"database_listen_url": "postgres://app@primary-direct/m"}, "database_listen_url"},
+	} {
+		vals := map[string]string{}
+		for _, k := range Keys {
+			vals[k.Name] = k.Default
+		}
+		for k, v := range c.vals {
+			vals[k] = v
+		}
+		if _, err := Load(func(k string) string { return vals[k] }); err == nil || !strings.Contains(err.Error(), c.key) {
+			t.Errorf("%v: got %v, want a refusal naming %s", c.vals, err, c.key)
+		}
+	}
+	vals := map[string]string{}
+	for _, k := range Keys {
+		vals[k.Name] = k.Default
+	}
+	vals["transfer_batch"], vals["transfer_batch_workers"] = "1000", "1000"
+	if c, err := Load(func(k string) string { return vals[k] }); err != nil || c.TransferBatch != 1000 || c.TransferBatchWorkers != 1000 {
+		t.Fatalf("1000 refused: %v", err)
+	}
+}
