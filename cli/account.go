@@ -24,16 +24,20 @@ type fundsOptions struct {
 	Number      string
 	Amount      money.Amount
 	Description string
+	// Key is --idempotency-key: the same key again answers the first
+	// result and moves nothing (empty: one is made, and printed when the
+	// outcome could not be confirmed).
+	Key string
 }
 
 // parseFundsArgs reads <number> <amount>; an amount that is not one is a
 // usage error (exit 2).
-func parseFundsArgs(as []string, description string) (fundsOptions, error) {
+func parseFundsArgs(as []string, description, key string) (fundsOptions, error) {
 	amount, err := money.Parse(as[1])
 	if err != nil {
 		return fundsOptions{}, usageError{fmt.Errorf("%q is not an amount: give a positive number with at most two decimals, like 250.00", as[1])}
 	}
-	return fundsOptions{Number: as[0], Amount: amount, Description: description}, nil
+	return fundsOptions{Number: as[0], Amount: amount, Description: description, Key: key}, nil
 }
 
 func (a *app) fundsCmd(deposit bool, run runner[fundsOptions]) *cobra.Command {
@@ -44,14 +48,14 @@ func (a *app) fundsCmd(deposit bool, run runner[fundsOptions]) *cobra.Command {
 		use, short, example = "withdraw", "Withdraw money from an account (a DEBIT, audited; the holder is told)",
 			"  meridian account withdraw 100200300 40 -o json"
 	}
-	var description string
+	var description, key string
 	cmd := &cobra.Command{
 		Use:     use + " <account-number> <amount>",
 		Short:   short,
 		Example: example,
 		Args:    args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, as []string) error {
-			o, err := parseFundsArgs(as, description)
+			o, err := parseFundsArgs(as, description, key)
 			if err != nil {
 				return err
 			}
@@ -60,6 +64,7 @@ func (a *app) fundsCmd(deposit bool, run runner[fundsOptions]) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&description, "description", "", "what the ledger row says (default: Deposit or Withdrawal)")
+	cmd.Flags().StringVar(&key, "idempotency-key", "", "makes a retry safe: the same key again answers the first result and moves nothing")
 	return cmd
 }
 
@@ -75,9 +80,13 @@ func (a *app) runFunds(ctx context.Context, o *fundsOptions) error {
 	if !o.Deposit {
 		call, use = e.svc.Withdraw, "withdraw"
 	}
-	t, err := call(ctx, bank.CLIActor, o.Number, bank.FundsInput{Amount: o.Amount, Description: o.Description})
+	res, err := call(ctx, bank.CLIActor, o.Number, bank.FundsInput{Amount: o.Amount, Description: o.Description}, o.Key)
 	if err != nil {
 		return err
+	}
+	t := res.Transaction
+	if res.Replayed {
+		use += " (already done under this --idempotency-key; nothing moved now)"
 	}
 	a.say("%s: transaction %d, %s %s on account %s", use, t.ID, t.TransactionType, t.Amount, t.AccountID)
 	return a.print(t, []string{"ID", "DATE", "TYPE", "AMOUNT", "ACCOUNT", "DESCRIPTION"},

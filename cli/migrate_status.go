@@ -18,7 +18,7 @@ func (a *app) migrateStatusCmd(run runner[migrateStatusOptions]) *cobra.Command 
 	run = run.or(a.runMigrateStatus)
 	return &cobra.Command{
 		Use:     "status",
-		Short:   "List migrations and whether each is applied",
+		Short:   "List migrations and function files, and whether each is applied",
 		Example: "  meridian migrate status\n  meridian migrate status -o json",
 		Args:    args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -48,7 +48,11 @@ func (a *app) runMigrateStatus(ctx context.Context, _ *migrateStatusOptions) err
 		if s.AppliedAt != nil {
 			at = ts(*s.AppliedAt)
 		}
-		rows = append(rows, []string{fmt.Sprintf("%04d", s.Version), s.Name, yesNo(s.Applied, "applied", "pending"), at})
+		version := fmt.Sprintf("%04d", s.Version)
+		if s.Function {
+			version = "fn" // a file of migrations/functions: pending when its text changed
+		}
+		rows = append(rows, []string{version, s.Name, yesNo(s.Applied, "applied", "pending"), at})
 	}
 	return a.print(st, []string{"VERSION", "NAME", "STATE", "APPLIED AT"}, rows)
 }

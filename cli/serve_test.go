@@ -82,7 +82,9 @@ func TestServeShutsDownInOrder(t *testing.T) {
 	}
 	defer ws.Close()
 
-	// A transfer in flight, waiting on a row lock the test holds.
+	// A transfer in flight, held back by a row lock the test holds: its
+	// posting waits in the queue (post_batch never waits for the lock) and
+	// is tried again until the lock is gone.
 	tx, err := pool.Begin()
 	if err != nil {
 		t.Fatal(err)
@@ -97,10 +99,19 @@ func TestServeShutsDownInOrder(t *testing.T) {
 		answer <- s
 	}()
 	waitFor(t, func() bool {
-		var n int
-		pool.Get(&n, `SELECT count(*) FROM pg_locks WHERE NOT granted`)
-		return n > 0
-	}, "the transfer to wait on its lock")
+		res, err := http.Get(base + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer res.Body.Close()
+		raw, _ := io.ReadAll(res.Body)
+		for _, line := range strings.Split(string(raw), "\n") {
+			if v, ok := strings.CutPrefix(line, "meridian_postings_busy_total "); ok {
+				return v != "0"
+			}
+		}
+		return false
+	}, "the transfer to find its account held")
 
 	cancel() // SIGINT
 	time.Sleep(300 * time.Millisecond)

@@ -36,10 +36,26 @@ func (e *testEnv) withTimeout(d time.Duration) {
 }
 
 // lockAccount holds a row lock on an account from another connection until
-// the returned function is called, so a payment touching it has to wait.
+// the returned function is called, so a payment touching it is held back.
 func (e *testEnv) lockAccount(id int64) (release func()) {
 	e.t.Helper()
-	other, err := db.Open(ctxBG, e.url)
+	return e.holdRows(e.url, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, id)
+}
+
+// lockDailyCount holds the row of user's USD count of today against the
+// daily limit (daily_outgoing) from another connection, as a payment of
+// theirs in flight does, until the returned function is called.
+func (e *testEnv) lockDailyCount(user int64) (release func()) {
+	e.t.Helper()
+	return e.holdRows(e.superURL, `INSERT INTO daily_outgoing (user_id, currency, day, total) VALUES ($1, 'USD', (now() AT TIME ZONE 'UTC')::date, 0)
+		ON CONFLICT (user_id, currency, day) DO UPDATE SET total = daily_outgoing.total`, user)
+}
+
+// holdRows runs stmt in a transaction of its own on url, which keeps the
+// locks it took until the returned function (or the test's end) ends it.
+func (e *testEnv) holdRows(url, stmt string, args ...any) (release func()) {
+	e.t.Helper()
+	other, err := db.Open(ctxBG, url)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -47,7 +63,7 @@ func (e *testEnv) lockAccount(id int64) (release func()) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if _, err := tx.Exec(`SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, id); err != nil {
+	if _, err := tx.Exec(stmt, args...); err != nil {
 		e.t.Fatal(err)
 	}
 	done := false
@@ -63,19 +79,24 @@ func (e *testEnv) lockAccount(id int64) (release func()) {
 }
 
 // TestRequestDeadline: a request that outlives its deadline answers 503
-// timeout with Retry-After, and its transaction rolls back: no money
-// moved, no ledger row, and its Idempotency-Key stays free. Either guard
-// is enough alone: the request's context (the pool has no timeouts), or
-// PostgreSQL's lock_timeout (the request's own deadline is far).
+// timeout with Retry-After, and nothing of it commits: no money moved, no
+// ledger row, and its Idempotency-Key stays free. Whatever the lock it
+// meets: an account held by another transaction (the posting waits in the
+// queue, never on the lock, until its request's deadline), or the sender's
+// daily count (post_batch waits for that one, no longer than the
+// connection's lock_timeout allows: the request's own deadline is far).
 func TestRequestDeadline(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name    string
 		timeout time.Duration
 		opts    []db.Option
+		lock    func(e *testEnv, account int64, sender int64) (release func())
 	}{
-		{"context deadline", 300 * time.Millisecond, nil},
-		{"lock_timeout", time.Minute, []db.Option{db.Timeouts(300 * time.Millisecond)}},
+		{"held account, request deadline", 300 * time.Millisecond, nil,
+			func(e *testEnv, account, _ int64) func() { return e.lockAccount(account) }},
+		{"held daily count, lock_timeout", time.Minute, []db.Option{db.Timeouts(300 * time.Millisecond)},
+			func(e *testEnv, _, sender int64) func() { return e.lockDailyCount(sender) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -85,7 +106,7 @@ func TestRequestDeadline(t *testing.T) {
 			aid, anum := e.account(a, "100.00")
 			_, bnum := e.account(b, "0")
 			e.withTimeout(c.timeout)
-			release := e.lockAccount(aid)
+			release := c.lock(e, aid, a.ID)
 
 			start := time.Now()
 			r := e.want(e.do("POST", "/api/user/money-transfer", a.Token,

@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 	"github.com/lib/pq"
 
+	"meridian/pkg/bank"
 	"meridian/pkg/errs"
 	"meridian/pkg/money"
 )
@@ -71,6 +72,25 @@ func (s *Server) handleError(c fiber.Ctx, err error) error {
 	if status == 0 || status >= 500 {
 		status = statusOf[e.Kind]
 	}
+	if e.Kind == errs.Unavailable {
+		// The service's own answer, which knows what happened: timeout
+		// (nothing changed), outcome_unknown (it could not learn whether a
+		// write committed: the key to ask again with), busy, ... The
+		// sentence is for the client, who tries again shortly.
+		if key := bank.OutcomeKey(err); key != "" {
+			c.Set(headerIdempotencyKey, key)
+		}
+		if e.Code == "outcome_unknown" {
+			s.log.Error("a write's outcome is unknown", "request_id", c.Locals(localRequestID), "path", c.Path(), "err", err)
+		}
+		c.Set(fiber.HeaderRetryAfter, "1")
+		c.Set(fiber.HeaderCacheControl, "no-store")
+		return c.Status(fiber.StatusServiceUnavailable).JSON(errorBody{Error: e.Message, Code: e.Code})
+	}
+	// Past request_timeout, any other failure is a statement cancelled
+	// inside a transaction that then rolled back, or a read: nothing was
+	// written (writes never cancel a statement that commits: pkg/bank tryTx,
+	// execWrite and the postings).
 	if status >= 500 && (timedOut(err) || errors.Is(c.Context().Err(), context.DeadlineExceeded)) {
 		// Past request_timeout: the transaction was rolled back; the client may retry.
 		s.log.Warn("request timed out", "request_id", c.Locals(localRequestID), "path", c.Path(), "err", err)
@@ -83,13 +103,6 @@ func (s *Server) handleError(c fiber.Ctx, err error) error {
 		c.Set(fiber.HeaderRetryAfter, "2")
 		c.Set(fiber.HeaderCacheControl, "no-store")
 		return c.Status(fiber.StatusServiceUnavailable).JSON(errorBody{Error: "The bank is briefly unavailable; please try again in a moment", Code: "database_unavailable"})
-	}
-	if e.Kind == errs.Unavailable && status == fiber.StatusServiceUnavailable {
-		// A deliberate refusal (e.g. every password-check slot taken): the
-		// sentence is for the client, who tries again shortly.
-		c.Set(fiber.HeaderRetryAfter, "1")
-		c.Set(fiber.HeaderCacheControl, "no-store")
-		return c.Status(status).JSON(errorBody{Error: e.Message, Code: e.Code})
 	}
 	if status >= 500 {
 		s.log.Error("request failed", "request_id", c.Locals(localRequestID), "method", c.Method(), "path", c.Path(), "err", err)

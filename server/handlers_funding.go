@@ -13,14 +13,14 @@ func (s *Server) deposit(c fiber.Ctx) error { return s.moveFunds(c, s.svc.Deposi
 func (s *Server) withdraw(c fiber.Ctx) error { return s.moveFunds(c, s.svc.Withdraw) }
 
 // moveFunds answers an admin deposit or withdrawal: 201 and the ledger row.
-func (s *Server) moveFunds(c fiber.Ctx, call func(context.Context, bank.Actor, string, bank.FundsInput) (bank.Transaction, error)) error {
+func (s *Server) moveFunds(c fiber.Ctx, call func(context.Context, bank.Actor, string, bank.FundsInput, string) (bank.TransferResult, error)) error {
 	var in bank.FundsInput
 	if err := decode(c, &in); err != nil {
 		return err
 	}
-	t, err := call(c.Context(), actor(c), c.Params("account_number"), in)
+	res, err := call(c.Context(), actor(c), c.Params("account_number"), in, c.Get(headerIdempotencyKey))
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(t)
+	return posted(c, fiber.StatusCreated, res.Posted)
 }

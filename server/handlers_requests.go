@@ -44,11 +44,11 @@ func (s *Server) acceptMoneyRequest(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	r, err := s.svc.AcceptMoneyRequest(c.Context(), actor(c), id)
+	res, err := s.svc.AcceptMoneyRequest(c.Context(), actor(c), id, c.Get(headerIdempotencyKey))
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"message": "Money request accepted", "data": r})
+	return posted(c, fiber.StatusOK, res.Posted)
 }
 
 func (s *Server) declineMoneyRequest(c fiber.Ctx) error {

@@ -54,7 +54,7 @@ func newMetrics(svc *bank.Service) *Metrics {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "meridian_ws_dropped_total", Help: "WebSocket clients dropped for being too slow."},
 			func() float64 { return float64(m.drops.Load()) }))
 	if svc != nil {
-		m.reg.MustRegister(poolsCollector{svc}, replicasCollector{svc}, schedulerCollector{svc}, transferBatchCollector{svc})
+		m.reg.MustRegister(poolsCollector{svc}, replicasCollector{svc}, schedulerCollector{svc}, postingCollector{svc})
 	}
 	m.handler = adaptor.HTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
 	return m
@@ -162,32 +162,44 @@ func (c schedulerCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 var (
-	transferBatches = prometheus.NewDesc("meridian_transfer_batches_total",
-		"Statements this instance sent with customers' transfers (a batch of one included).", nil, nil)
-	transferBatched = prometheus.NewDesc("meridian_transfer_batched_total",
-		"Customers' transfers those statements carried; divided by meridian_transfer_batches_total, the mean batch.", nil, nil)
-	transferBatchLargest = prometheus.NewDesc("meridian_transfer_batch_largest",
-		"The most transfers one batch of this instance carried.", nil, nil)
-	transferBatchFallbacks = prometheus.NewDesc("meridian_transfer_batch_fallbacks_total",
-		"Batches PostgreSQL refused whole (an error, a deadlock), then run transfer by transfer.", nil, nil)
+	postingBatches = prometheus.NewDesc("meridian_posting_batches_total",
+		"Statements this instance sent with postings (transfers, accepted requests, deposits, withdrawals; a batch of one included).", nil, nil)
+	postingsBatched = prometheus.NewDesc("meridian_postings_batched_total",
+		"Postings those statements carried (one sent again counts again); divided by meridian_posting_batches_total, the mean batch.", nil, nil)
+	postingBatchLargest = prometheus.NewDesc("meridian_posting_batch_largest",
+		"The most postings one batch of this instance carried.", nil, nil)
+	postingBatchFallbacks = prometheus.NewDesc("meridian_posting_batch_fallbacks_total",
+		"Batches PostgreSQL refused whole (an entry's error, a key stored meanwhile), then sent posting by posting.", nil, nil)
+	postingsBusy = prometheus.NewDesc("meridian_postings_busy_total",
+		"Postings sent again because another transaction held one of their accounts or requests (no batch waits for such a lock).", nil, nil)
+	postingBatchesResolved = prometheus.NewDesc("meridian_posting_batches_resolved_total",
+		"Batches whose connection broke before their answer, sent again to learn their outcome.", nil, nil)
+	postingsUnknown = prometheus.NewDesc("meridian_postings_outcome_unknown_total",
+		"Postings answered 503 outcome_unknown: the database could not be reached to learn whether they committed.", nil, nil)
+	postingPanics = prometheus.NewDesc("meridian_posting_worker_panics_total",
+		"Batches whose worker panicked (answered outcome_unknown; the queue went on).", nil, nil)
 )
 
-// transferBatchCollector reads bank.TransferBatchStats at each scrape.
-type transferBatchCollector struct{ svc *bank.Service }
+// postingCollector reads bank.PostingStats at each scrape.
+type postingCollector struct{ svc *bank.Service }
 
-func (transferBatchCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- transferBatches
-	ch <- transferBatched
-	ch <- transferBatchLargest
-	ch <- transferBatchFallbacks
+func (postingCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{postingBatches, postingsBatched, postingBatchLargest, postingBatchFallbacks, postingsBusy,
+		postingBatchesResolved, postingsUnknown, postingPanics} {
+		ch <- d
+	}
 }
 
-func (c transferBatchCollector) Collect(ch chan<- prometheus.Metric) {
-	st := c.svc.TransferBatchStats()
-	ch <- prometheus.MustNewConstMetric(transferBatches, prometheus.CounterValue, float64(st.Batches))
-	ch <- prometheus.MustNewConstMetric(transferBatched, prometheus.CounterValue, float64(st.Transfers))
-	ch <- prometheus.MustNewConstMetric(transferBatchLargest, prometheus.GaugeValue, float64(st.Largest))
-	ch <- prometheus.MustNewConstMetric(transferBatchFallbacks, prometheus.CounterValue, float64(st.Fallbacks))
+func (c postingCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.svc.PostingStats()
+	ch <- prometheus.MustNewConstMetric(postingBatches, prometheus.CounterValue, float64(st.Batches))
+	ch <- prometheus.MustNewConstMetric(postingsBatched, prometheus.CounterValue, float64(st.Postings))
+	ch <- prometheus.MustNewConstMetric(postingBatchLargest, prometheus.GaugeValue, float64(st.Largest))
+	ch <- prometheus.MustNewConstMetric(postingBatchFallbacks, prometheus.CounterValue, float64(st.Fallbacks))
+	ch <- prometheus.MustNewConstMetric(postingsBusy, prometheus.CounterValue, float64(st.Busy))
+	ch <- prometheus.MustNewConstMetric(postingBatchesResolved, prometheus.CounterValue, float64(st.Resolved))
+	ch <- prometheus.MustNewConstMetric(postingsUnknown, prometheus.CounterValue, float64(st.Unknown))
+	ch <- prometheus.MustNewConstMetric(postingPanics, prometheus.CounterValue, float64(st.Panics))
 }
 
 // Metrics returns the server's figures, for other parts to add theirs.

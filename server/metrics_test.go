@@ -63,5 +63,6 @@ func TestMetrics(t *testing.T) {
 	has(b, `go_sql_open_connections{db_name="replica1"}`, `go_sql_open_connections{db_name="primary"}`,
 		`meridian_replica_lag_bytes{replica="replica1"} 0`, `meridian_replica_lag_seconds{replica="replica1"} 0`, `meridian_replica_up{replica="replica1"} 1`,
 		"meridian_replica_fallbacks_total 0", "meridian_replica_waits_total 0", "meridian_scheduler_due 3",
-		"meridian_transfer_batches_total 1", "meridian_transfer_batched_total 1", "meridian_transfer_batch_largest 1", "meridian_transfer_batch_fallbacks_total 0")
+		"meridian_posting_batches_total 1", "meridian_postings_batched_total 1", "meridian_posting_batch_largest 1", "meridian_posting_batch_fallbacks_total 0",
+		"meridian_postings_busy_total 0", "meridian_posting_batches_resolved_total 0", "meridian_postings_outcome_unknown_total 0", "meridian_posting_worker_panics_total 0")
 }

@@ -91,7 +91,7 @@ func TestTextsWriteTheCurrency(t *testing.T) {
 	r := ask("3.00")
 	want("EUR request notification", messagesOf(t, s, bob.UserID)[0], "Alice Smith requested €3.00 from your account "+bEUR.AccountNumber)
 	wantIn("EUR request audit", auditDesc(t, s, "REQUEST_CREATE"), "Requested €3.00 from account")
-	if _, err := s.AcceptMoneyRequest(ctx, bob, r.ID); err != nil {
+	if _, err := s.AcceptMoneyRequest(ctx, bob, r.ID, ""); err != nil {
 		t.Fatal(err)
 	}
 	want("EUR accepted notification", messagesOf(t, s, alice.UserID)[0], "Your request for €3.00 from account "+bEUR.AccountNumber+" was accepted")

@@ -110,7 +110,7 @@ func TestDashboardsAcrossYearBoundary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AcceptMoneyRequest(ctx, alice, req.ID); err != nil {
+	if _, err := s.AcceptMoneyRequest(ctx, alice, req.ID, ""); err != nil {
 		t.Fatal(err)
 	}
 	var reqDebit int64
@@ -225,7 +225,7 @@ func TestDashboardsKeepCurrencies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AcceptMoneyRequest(ctx, bob, req.ID); err != nil {
+	if _, err := s.AcceptMoneyRequest(ctx, bob, req.ID, ""); err != nil {
 		t.Fatal(err)
 	}
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jmoiron/sqlx"
-
 	"meridian/pkg/errs"
 	"meridian/pkg/money"
 )
@@ -54,107 +52,75 @@ type FundsInput struct {
 }
 
 // Deposit credits an amount to any open account, as an administrator (or
-// the CLI): a CREDIT ledger row (description "Deposit" unless one is given),
-// an audit row and a notification to the holder, in one transaction.
+// the CLI), as one posting (postings.go, post_batch): a CREDIT ledger row
+// (description "Deposit" unless one is given), an audit row and a
+// notification to the holder, in one transaction, the answer stored under
+// idempotencyKey (made when empty).
 //
 // Returns admin_only (403), account_not_found (404), invalid_input (400: an
-// amount under 0.01 or over the maximum, a bad description), account_closed
-// (422) or holder_not_customer (422: the holder was made an administrator,
-// who holds no money).
-func (s *Service) Deposit(ctx context.Context, a Actor, accountNumber string, in FundsInput) (Transaction, error) {
-	return s.moveFunds(ctx, a, accountNumber, in, true)
+// amount under 0.01 or over the maximum, a bad description or
+// Idempotency-Key), account_closed (422), holder_not_customer (422: the
+// holder was made an administrator, who holds no money),
+// idempotency_key_reused (409), timeout or outcome_unknown (503, as
+// Transfer).
+func (s *Service) Deposit(ctx context.Context, a Actor, accountNumber string, in FundsInput, idempotencyKey string) (TransferResult, error) {
+	return s.moveFunds(ctx, a, accountNumber, in, idempotencyKey, postDeposit)
 }
 
 // Withdraw debits an amount from any open account, as an administrator (or
-// the CLI): a DEBIT ledger row (description "Withdrawal" unless one is
-// given), an audit row and a notification to the holder, in one
-// transaction. The balance never goes below 0.
+// the CLI), as one posting: a DEBIT ledger row (description "Withdrawal"
+// unless one is given), an audit row and a notification to the holder, in
+// one transaction. The balance never goes below 0.
 //
 // Returns admin_only (403), account_not_found (404), invalid_input (400),
-// account_closed (422) or insufficient_funds (422).
-func (s *Service) Withdraw(ctx context.Context, a Actor, accountNumber string, in FundsInput) (Transaction, error) {
-	return s.moveFunds(ctx, a, accountNumber, in, false)
+// account_closed (422), insufficient_funds (422), idempotency_key_reused
+// (409), timeout or outcome_unknown (503).
+func (s *Service) Withdraw(ctx context.Context, a Actor, accountNumber string, in FundsInput, idempotencyKey string) (TransferResult, error) {
+	return s.moveFunds(ctx, a, accountNumber, in, idempotencyKey, postWithdrawal)
 }
 
-func (s *Service) moveFunds(ctx context.Context, a Actor, number string, in FundsInput, deposit bool) (Transaction, error) {
+func (s *Service) moveFunds(ctx context.Context, a Actor, number string, in FundsInput, idempotencyKey, kind string) (TransferResult, error) {
 	if err := requireAdmin(a); err != nil {
-		return Transaction{}, err
+		return TransferResult{}, err
 	}
 	// The number comes from the path (or the command line): one that cannot
 	// be an account names nothing.
 	number, err := cleanAccountRef("account_number", number, true)
 	if err != nil || !accountNumberPattern.MatchString(number) {
-		return Transaction{}, errs.ErrAccountNotFound
+		return TransferResult{}, errs.ErrAccountNotFound
 	}
 	if in.Amount <= 0 {
-		return Transaction{}, errs.Field("amount", "Amount must be at least 0.01")
+		return TransferResult{}, errs.Field("amount", "Amount must be at least 0.01")
 	}
 	if in.Description, err = cleanDescription(in.Description); err != nil {
-		return Transaction{}, err
+		return TransferResult{}, err
 	}
-	typ, kind, action := "CREDIT", "deposit", "DEPOSIT"
-	if !deposit {
-		typ, kind, action = "DEBIT", "withdrawal", "WITHDRAWAL"
+	key, err := checkKey(idempotencyKey)
+	if err != nil {
+		return TransferResult{}, err
 	}
-	if in.Description == "" {
-		in.Description = map[bool]string{true: "Deposit", false: "Withdrawal"}[deposit]
+	if in.Amount > s.settings.MaxAmount {
+		// The message writes the limit in the account's currency.
+		currency := money.BaseCurrency
+		_ = s.db.GetContext(ctx, &currency, `SELECT currency FROM accounts WHERE account_number = $1`, number)
+		return TransferResult{}, errs.Field("amount", fmt.Sprintf("Amount must not exceed %s", money.Format(s.settings.MaxAmount, currency)))
 	}
-	var out Transaction
-	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
-		rows, err := lockAccountByNumber(ctx, tx, forUpdate, number)
-		if err != nil {
-			return err
+	p := posting{kind: kind, actor: a.auditUserID(), amount: in.Amount, description: in.Description, key: key, dated: ledgerDate(ctx)}
+	if kind == postDeposit {
+		p.to = number
+		if p.description == "" {
+			p.description = "Deposit"
 		}
-		if len(rows) == 0 {
-			return errs.ErrAccountNotFound
+	} else {
+		p.from = number
+		if p.description == "" {
+			p.description = "Withdrawal"
 		}
-		acc := rows[0]
-		if acc.Closed {
-			return errAccountClosed
-		}
-		// Checked once the currency is known, so the message writes the limit in it.
-		if in.Amount > s.settings.MaxAmount {
-			return errs.Field("amount", fmt.Sprintf("Amount must not exceed %s", money.Format(s.settings.MaxAmount, acc.Currency)))
-		}
-		if deposit {
-			// Read after the account's lock, in a statement of its own: a
-			// promotion to Admin (which locks the accounts first) that
-			// committed while this waited is seen.
-			var role string
-			if err := tx.GetContext(ctx, &role, `SELECT r.name FROM users u JOIN roles r ON r.id = u.role_id WHERE u.id = $1`, acc.UserID); err != nil {
-				return errs.Wrap(err, "holder's role")
-			}
-			if role != RoleUser {
-				return errHolderNotCustomer
-			}
-		} else if acc.Balance < in.Amount {
-			return errInsufficientFunds
-		}
-		delta := in.Amount
-		if !deposit {
-			delta = -delta
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET balance = balance + $2 WHERE id = $1`, acc.ID, delta); err != nil {
-			return backstop(err) // CHECK (balance >= 0): insufficient funds
-		}
-		id, err := ledger(ctx, tx, acc.ID, acc.UserID, typ, kind, in.Amount, acc.ID, acc.ID, in.Description)
-		if err != nil {
-			return err
-		}
-		amount := money.Format(in.Amount, acc.Currency)
-		message := fmt.Sprintf("%s was deposited into your account %s", amount, acc.AccountNumber)
-		desc := fmt.Sprintf("Deposited %s into %s (transaction %d)", amount, acc.AccountNumber, id)
-		if !deposit {
-			message = fmt.Sprintf("%s was withdrawn from your account %s", amount, acc.AccountNumber)
-			desc = fmt.Sprintf("Withdrew %s from %s (transaction %d)", amount, acc.AccountNumber, id)
-		}
-		if err := notify(ctx, tx, acc.UserID, message); err != nil {
-			return err
-		}
-		if err := audit(ctx, tx, a, AuditEntry{Action: action, Table: "transactions", AccountNumber: acc.AccountNumber, Description: desc}); err != nil {
-			return err
-		}
-		return errs.Wrap(tx.GetContext(ctx, &out, selectTransaction+` WHERE t.id = $1`, id), "read the ledger row")
-	})
-	return out, err
+	}
+	p.hash = postingHash(kind, number, in.Amount.String(), p.description)
+	out, err := s.postings.do(ctx, p)
+	if err != nil {
+		return TransferResult{}, err
+	}
+	return transferResult(out, false)
 }

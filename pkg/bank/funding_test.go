@@ -26,17 +26,19 @@ func TestDepositAndWithdraw(t *testing.T) {
 	c := newCustomer(t, s, "Finn Funds")
 	acc := openAccount(t, s, c, "10.00")
 
-	dep, err := s.Deposit(ctx, admin, acc.AccountNumber, FundsInput{Amount: 12_50})
+	res, err := s.Deposit(ctx, admin, acc.AccountNumber, FundsInput{Amount: 12_50}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	dep := res.Transaction
 	if dep.TransactionType != "CREDIT" || dep.Amount != 12_50 || dep.Description != "Deposit" || dep.AccountID != acc.AccountNumber || dep.ToAccountID != acc.AccountNumber || dep.ID == 0 {
 		t.Fatalf("deposit row %+v", dep)
 	}
-	wd, err := s.Withdraw(ctx, CLIActor, acc.AccountNumber, FundsInput{Amount: 2_25, Description: " Cash at the branch "})
+	res, err = s.Withdraw(ctx, CLIActor, acc.AccountNumber, FundsInput{Amount: 2_25, Description: " Cash at the branch "}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	wd := res.Transaction
 	if wd.TransactionType != "DEBIT" || wd.Amount != 2_25 || wd.Description != "Cash at the branch" {
 		t.Fatalf("withdrawal row %+v", wd)
 	}
@@ -58,21 +60,21 @@ func TestDepositAndWithdraw(t *testing.T) {
 
 	// Refusals move nothing and write nothing.
 	rows := ledgerRows(t, s, acc.ID)
-	_, err = s.Withdraw(ctx, admin, acc.AccountNumber, FundsInput{Amount: 20_26})
+	_, err = s.Withdraw(ctx, admin, acc.AccountNumber, FundsInput{Amount: 20_26}, "")
 	wantKind(t, err, errs.Unprocessable, "insufficient_funds")
-	_, err = s.Deposit(ctx, c, acc.AccountNumber, FundsInput{Amount: 1_00})
+	_, err = s.Deposit(ctx, c, acc.AccountNumber, FundsInput{Amount: 1_00}, "")
 	wantKind(t, err, errs.Forbidden, "admin_only")
-	_, err = s.Withdraw(ctx, c, acc.AccountNumber, FundsInput{Amount: 1_00})
+	_, err = s.Withdraw(ctx, c, acc.AccountNumber, FundsInput{Amount: 1_00}, "")
 	wantKind(t, err, errs.Forbidden, "admin_only")
 	for _, n := range []string{"NOPE000000", "bad number!", "", strings.Repeat("9", 40)} {
-		_, err = s.Deposit(ctx, admin, n, FundsInput{Amount: 1_00})
+		_, err = s.Deposit(ctx, admin, n, FundsInput{Amount: 1_00}, "")
 		wantKind(t, err, errs.NotFound, "account_not_found")
 	}
-	_, err = s.Deposit(ctx, admin, acc.AccountNumber, FundsInput{Amount: 0})
+	_, err = s.Deposit(ctx, admin, acc.AccountNumber, FundsInput{Amount: 0}, "")
 	wantKind(t, err, errs.Invalid, "invalid_input")
-	_, err = s.Deposit(ctx, admin, acc.AccountNumber, FundsInput{Amount: money.DefaultMax + 1})
+	_, err = s.Deposit(ctx, admin, acc.AccountNumber, FundsInput{Amount: money.DefaultMax + 1}, "")
 	wantKind(t, err, errs.Invalid, "invalid_input")
-	_, err = s.Deposit(ctx, admin, acc.AccountNumber, FundsInput{Amount: 1_00, Description: "bad\x00"})
+	_, err = s.Deposit(ctx, admin, acc.AccountNumber, FundsInput{Amount: 1_00, Description: "bad\x00"}, "")
 	wantKind(t, err, errs.Invalid, "invalid_input")
 	if b := balanceOf(t, s, acc.ID); b != 20_25 || ledgerRows(t, s, acc.ID) != rows {
 		t.Fatalf("a refusal moved money: balance %s, %d ledger rows (was %d)", b, ledgerRows(t, s, acc.ID), rows)
@@ -86,7 +88,7 @@ func TestDepositAndWithdraw(t *testing.T) {
 	if err := s.CloseAccount(ctx, c, empty.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Deposit(ctx, admin, empty.AccountNumber, FundsInput{Amount: 1_00})
+	_, err = s.Deposit(ctx, admin, empty.AccountNumber, FundsInput{Amount: 1_00}, "")
 	wantKind(t, err, errs.Unprocessable, "account_closed")
 
 	// A customer promoted to Admin keeps an open, empty account: it takes no deposit.
@@ -95,7 +97,7 @@ func TestDepositAndWithdraw(t *testing.T) {
 	if _, err := s.AssignRole(ctx, admin, p.UserID, []string{RoleAdmin}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Deposit(ctx, admin, pacc.AccountNumber, FundsInput{Amount: 1_00})
+	_, err = s.Deposit(ctx, admin, pacc.AccountNumber, FundsInput{Amount: 1_00}, "")
 	wantKind(t, err, errs.Unprocessable, "holder_not_customer")
 }
 
@@ -109,13 +111,13 @@ func TestDepositInEuros(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Deposit(ctx, admin, acc.AccountNumber, FundsInput{Amount: 1_250_50}); err != nil {
+	if _, err := s.Deposit(ctx, admin, acc.AccountNumber, FundsInput{Amount: 1_250_50}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if msgs := strings.Join(messagesOf(t, s, c.UserID), "|"); !strings.Contains(msgs, "€1,250.50 was deposited") {
 		t.Fatalf("notification %q", msgs)
 	}
-	_, err = s.Deposit(ctx, admin, acc.AccountNumber, FundsInput{Amount: money.DefaultMax + 1})
+	_, err = s.Deposit(ctx, admin, acc.AccountNumber, FundsInput{Amount: money.DefaultMax + 1}, "")
 	if e := errs.As(err); e.Fields["amount"] != "Amount must not exceed €1,000,000,000.00" {
 		t.Fatalf("over the maximum: %v", err)
 	}
@@ -137,7 +139,7 @@ func TestCustomerFundingDisabled(t *testing.T) {
 	_, err = s.UpdateAccount(ctx, c, acc.ID, AccountInput{AccountNumber: acc.AccountNumber, Balance: 1_00, AccountTypeID: 1})
 	wantKind(t, err, errs.Unprocessable, "customer_funding_disabled")
 
-	if _, err := s.Deposit(ctx, admin, acc.AccountNumber, FundsInput{Amount: 40_00}); err != nil {
+	if _, err := s.Deposit(ctx, admin, acc.AccountNumber, FundsInput{Amount: 40_00}, ""); err != nil {
 		t.Fatal(err)
 	}
 	// An edit that leaves the balance as it is still works.
@@ -178,4 +180,33 @@ func TestSeedDemoWithoutCustomerFunding(t *testing.T) {
 		t.Fatalf("%d deposits, %d opening balances; want %d and 0", deposits, openings, len(demoAccounts))
 	}
 	wantLedgersBalanced(t, s)
+}
+
+// A deposit under an Idempotency-Key (the CLI's --idempotency-key): the same
+// key answers the first deposit again and credits nothing twice; another
+// amount under it is refused 409. Keys are the actor's: the operator at the
+// command line and an administrator each have their own.
+func TestDepositIdempotency(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	admin := newAdmin(t, s)
+	acc := openAccount(t, s, newCustomer(t, s, "Ida Idem"), "0")
+	first, err := s.Deposit(ctx, CLIActor, acc.AccountNumber, FundsInput{Amount: 50_00}, "branch-7")
+	if err != nil || first.Replayed {
+		t.Fatalf("first %+v %v", first, err)
+	}
+	again, err := s.Deposit(ctx, CLIActor, acc.AccountNumber, FundsInput{Amount: 50_00}, "branch-7")
+	if err != nil || !again.Replayed || again.Transaction != first.Transaction {
+		t.Fatalf("again %+v %v", again, err)
+	}
+	_, err = s.Deposit(ctx, CLIActor, acc.AccountNumber, FundsInput{Amount: 50_01}, "branch-7")
+	wantKind(t, err, errs.Conflict, "idempotency_key_reused")
+	_, err = s.Withdraw(ctx, CLIActor, acc.AccountNumber, FundsInput{Amount: 50_00}, "branch-7")
+	wantKind(t, err, errs.Conflict, "idempotency_key_reused")
+	if res, err := s.Deposit(ctx, admin, acc.AccountNumber, FundsInput{Amount: 50_00}, "branch-7"); err != nil || res.Replayed {
+		t.Fatalf("the admin's own key: %+v %v", res, err)
+	}
+	if b := balanceOf(t, s, acc.ID); b != 100_00 {
+		t.Fatalf("balance %s, want 100.00", b)
+	}
 }

@@ -163,7 +163,7 @@ func BenchmarkTransferConcurrent(b *testing.B) {
 		}
 	})
 	b.StopTimer()
-	if st := s.TransferBatchStats(); st.Batches > 0 {
-		b.ReportMetric(float64(st.Transfers)/float64(st.Batches), "transfers/batch")
+	if st := s.PostingStats(); st.Batches > 0 {
+		b.ReportMetric(float64(st.Postings)/float64(st.Batches), "transfers/batch")
 	}
 }

@@ -85,11 +85,11 @@ func TestBankInvariant(t *testing.T) {
 					amount := money.Amount(1 + r.IntN(120_00))
 					var err error
 					if i%8 == 0 {
-						if _, err = s.Deposit(ctx, admin, acct.number, FundsInput{Amount: amount}); err == nil {
+						if _, err = s.Deposit(ctx, admin, acct.number, FundsInput{Amount: amount}, ""); err == nil {
 							deposits.Add(1)
 							deposited.Add(int64(amount))
 						}
-					} else if _, err = s.Withdraw(ctx, admin, acct.number, FundsInput{Amount: amount}); err == nil {
+					} else if _, err = s.Withdraw(ctx, admin, acct.number, FundsInput{Amount: amount}, ""); err == nil {
 						withdrawals.Add(1)
 						withdrawn.Add(int64(amount))
 					}

@@ -10,7 +10,9 @@ import (
 	"meridian/pkg/money"
 )
 
-// lockedAccount is an account locked for a payment, with its holder's state.
+// lockedAccount is an account locked for a change that is not a posting
+// (a new money request), with its holder's state. Postings lock their
+// accounts inside post_batch (postings.go).
 type lockedAccount struct {
 	ID            int64        `db:"id"`
 	UserID        int64        `db:"user_id"`
@@ -20,14 +22,10 @@ type lockedAccount struct {
 	Closed        bool         `db:"closed"`
 	HolderName    string       `db:"full_name"`
 	HolderActive  bool         `db:"is_active"`
-	// HolderLimit is the holder's own daily limit (users.daily_transfer_limit),
-	// nil for the configured default (limits.go).
-	HolderLimit *money.Amount `db:"daily_transfer_limit"`
 }
 
 // selectLockedAccount reads lockedAccount from accounts a and users u.
-const selectLockedAccount = `SELECT a.id, a.user_id, a.account_number, a.currency, a.balance, a.closed_at IS NOT NULL AS closed, u.full_name, u.is_active,
-	u.daily_transfer_limit
+const selectLockedAccount = `SELECT a.id, a.user_id, a.account_number, a.currency, a.balance, a.closed_at IS NOT NULL AS closed, u.full_name, u.is_active
 	FROM accounts a JOIN users u ON u.id = a.user_id`
 
 // lockMode is how lockAccounts locks the accounts.
@@ -49,24 +47,13 @@ func (m lockMode) sql() string {
 	return `FOR UPDATE OF a`
 }
 
-// lockAccountsByID locks the accounts with ids x and y; see lockAccounts.
-func lockAccountsByID(ctx context.Context, tx *sqlx.Tx, mode lockMode, x, y int64) ([]lockedAccount, error) {
-	return lockAccounts(ctx, tx, mode, `a.id IN ($1, $2)`, x, y)
-}
-
 // lockAccountsByNumber locks the accounts numbered x and y; see lockAccounts.
 func lockAccountsByNumber(ctx context.Context, tx *sqlx.Tx, mode lockMode, x, y string) ([]lockedAccount, error) {
 	return lockAccounts(ctx, tx, mode, `a.account_number IN ($1, $2)`, x, y)
 }
 
-// lockAccountByNumber locks the one account numbered n; see lockAccounts.
-func lockAccountByNumber(ctx context.Context, tx *sqlx.Tx, mode lockMode, n string) ([]lockedAccount, error) {
-	return lockAccounts(ctx, tx, mode, `a.account_number = $1`, n)
-}
-
 // lockAccounts locks the accounts selected by where, one of the fixed
-// conditions of lockAccountsByID, lockAccountsByNumber and
-// lockAccountByNumber, in the order of their ids, in one statement, so two
+// conditions of lockAccountsByNumber, in the order of their ids, in one statement, so two
 // payments that cross (A to B and B to A) wait for each other instead of
 // deadlocking. Missing accounts are simply not among the rows.
 func lockAccounts(ctx context.Context, tx *sqlx.Tx, mode lockMode, where string, args ...any) ([]lockedAccount, error) {
@@ -83,33 +70,6 @@ func pick(rows []lockedAccount, match func(lockedAccount) bool) (lockedAccount, 
 		}
 	}
 	return lockedAccount{}, false
-}
-
-// pay moves amount from one locked account to another: both balances and
-// the DEBIT and CREDIT ledger rows. It returns the DEBIT row's id. A balance
-// that would go negative is refused by the code and, as a backstop, by the
-// database's CHECK (balance >= 0): both answer 422 Insufficient funds.
-func pay(ctx context.Context, tx *sqlx.Tx, from, to lockedAccount, amount money.Amount, kind, desc string) (int64, error) {
-	if from.Balance < amount {
-		return 0, errInsufficientFunds
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE accounts SET balance = balance - $2 WHERE id = $1`, from.ID, amount); err != nil {
-		if code, _ := pgCode(err); code == "23514" {
-			return 0, errInsufficientFunds
-		}
-		return 0, errs.Wrap(err, "debit")
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE accounts SET balance = balance + $2 WHERE id = $1`, to.ID, amount); err != nil {
-		return 0, errs.Wrap(err, "credit")
-	}
-	debit, err := ledger(ctx, tx, from.ID, from.UserID, "DEBIT", kind, amount, from.ID, to.ID, desc)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := ledger(ctx, tx, to.ID, to.UserID, "CREDIT", kind, amount, from.ID, to.ID, desc); err != nil {
-		return 0, err
-	}
-	return debit, nil
 }
 
 // ledger writes one ledger row for account acct (owned by userID), dated

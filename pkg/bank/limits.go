@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -20,11 +19,13 @@ import (
 // again at 00:00 UTC. What counts: transfers to another customer's account
 // (scheduled runs are transfers) and accepted money requests, by the one who
 // pays. What does not: transfers between one's own accounts, and an
-// administrator's deposits and withdrawals.
+// administrator's deposits and withdrawals. The day is the database's
+// (now() in UTC, or the date of a backdated posting), the clock that dates
+// the ledger rows too.
 //
-// The rule is the SQL function spend_daily_limit (migrations/0013), called
-// inside the payment's own transaction, after the accounts are locked: by
-// transfer_money for a transfer and by AcceptMoneyRequest for a request. It
+// The rule is the SQL function spend_daily_limit
+// (migrations/functions/spend_daily_limit.sql), called by post_batch inside
+// the payment's own transaction, after the accounts are locked. It
 // counts up one row per (customer, currency, day) with INSERT ... ON
 // CONFLICT DO UPDATE, which locks the row and counts in one statement, so
 // concurrent payments of one customer in one currency queue on that row and
@@ -40,32 +41,8 @@ type DailyLimit struct {
 	Currency           string       `json:"currency" db:"currency"`
 }
 
-// utcDay is the day (UTC) the daily limit counts t in, as PostgreSQL's date.
-func utcDay(t time.Time) string { return t.UTC().Format(time.DateOnly) }
-
-// spendDailyLimit counts amount, sent from the locked account from, against
-// its holder's daily limit in its currency, inside tx (spend_daily_limit).
-// Call it once the payment is otherwise allowed; the day's row stays locked
-// until tx ends, and rolls back with it.
-//
-// Returns daily_limit_exceeded (422).
-func (s *Service) spendDailyLimit(ctx context.Context, tx *sqlx.Tx, from lockedAccount, amount money.Amount) error {
-	at := s.now()
-	if t, ok := ledgerDate(ctx).(time.Time); ok {
-		at = t
-	}
-	var ok bool
-	if err := tx.GetContext(ctx, &ok, `SELECT spend_daily_limit($1, $2, $3, $4, $5, $6)`,
-		from.UserID, from.Currency, amount, at, from.HolderLimit, s.settings.DailyTransferLimit); err != nil {
-		return errs.Wrap(err, "daily limit")
-	}
-	if !ok {
-		return errDailyLimit
-	}
-	return nil
-}
-
-// DailyLimits returns the actor's daily limit and what they sent today (UTC),
+// DailyLimits returns the actor's daily limit and what they sent today (UTC,
+// by the database's clock, as every payment counts it),
 // one row per currency of their open accounts, by currency.
 //
 // Returns customer_only (403).
@@ -78,8 +55,8 @@ func (s *Service) DailyLimits(ctx context.Context, a Actor) ([]DailyLimit, error
 		SELECT c.currency, coalesce(u.daily_transfer_limit, $2) AS daily_transfer_limit, coalesce(d.total, 0) AS used_today
 		FROM users u
 		JOIN (SELECT DISTINCT currency FROM accounts WHERE user_id = $1 AND closed_at IS NULL) c ON true
-		LEFT JOIN daily_outgoing d ON d.user_id = u.id AND d.currency = c.currency AND d.day = $3
-		WHERE u.id = $1 ORDER BY c.currency`, a.UserID, s.settings.DailyTransferLimit, utcDay(s.now()))
+		LEFT JOIN daily_outgoing d ON d.user_id = u.id AND d.currency = c.currency AND d.day = (now() AT TIME ZONE 'UTC')::date
+		WHERE u.id = $1 ORDER BY c.currency`, a.UserID, s.settings.DailyTransferLimit)
 	return out, errs.Wrap(err, "daily limits")
 }
 
@@ -156,9 +133,10 @@ func (s *Service) SetDailyLimit(ctx context.Context, a Actor, userID int64, limi
 	return out, nil
 }
 
-// purgeDailyOutgoing forgets the daily counts of days before yesterday (UTC):
-// no payment counts against them any more.
+// purgeDailyOutgoing forgets the daily counts of days before yesterday (UTC,
+// by the database's clock, which counts them): no payment counts against
+// them any more.
 func (s *Service) purgeDailyOutgoing(ctx context.Context) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM daily_outgoing WHERE day < $1::date - 1`, utcDay(s.now()))
+	_, err := s.db.ExecContext(ctx, `DELETE FROM daily_outgoing WHERE day < (now() AT TIME ZONE 'UTC')::date - 1`)
 	return errs.Wrap(err, "purge daily counts")
 }

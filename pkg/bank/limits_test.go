@@ -1,6 +1,7 @@
 package bank
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -16,6 +17,16 @@ func newLimitedService(t testing.TB, limit string) *Service {
 	s := newService(t)
 	s.settings.DailyTransferLimit = amt(t, limit)
 	return s
+}
+
+// passDay makes the database's today look like a new day to the daily
+// limit: every count moves one day back, as if sent yesterday. (The day of
+// a payment is the database's; the test cannot move its clock on.)
+func passDay(t testing.TB, s *Service) {
+	t.Helper()
+	if _, err := s.db.Exec(`UPDATE daily_outgoing SET day = day - 1`); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // sendTo transfers amount from one account to another as a.
@@ -117,7 +128,6 @@ func TestDailyLimitExactUnderConcurrency(t *testing.T) {
 func TestDailyLimitRefusalMovesNothing(t *testing.T) {
 	t.Parallel()
 	s := newLimitedService(t, "100.00")
-	clock := fixClock(s, time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
 	alice, bob := newCustomer(t, s, "Alice Refused"), newCustomer(t, s, "Bob Refused")
 	from, to := openAccount(t, s, alice, "1000.00"), openAccount(t, s, bob, "0")
 
@@ -139,7 +149,7 @@ func TestDailyLimitRefusalMovesNothing(t *testing.T) {
 	wantUnchanged(t, s, before)
 
 	// The refused key was given back: tomorrow it goes through under it.
-	clock.add(24 * time.Hour)
+	passDay(t, s)
 	if err := sendTo(s, alice, from, to, 1, "k-cent"); err != nil {
 		t.Fatalf("the refused key tomorrow: %v", err)
 	}
@@ -175,7 +185,7 @@ func TestDailyLimitCountsAcceptedRequests(t *testing.T) {
 		return r
 	}
 
-	if _, err := s.AcceptMoneyRequest(ctx, alice, ask("60.00").ID); err != nil {
+	if _, err := s.AcceptMoneyRequest(ctx, alice, ask("60.00").ID, ""); err != nil {
 		t.Fatal(err)
 	}
 	wantKind(t, sendTo(s, alice, from, to, 50_00, ""), errs.Unprocessable, "daily_limit_exceeded")
@@ -184,7 +194,7 @@ func TestDailyLimitCountsAcceptedRequests(t *testing.T) {
 	}
 	r := ask("0.01")
 	before := stateOf(t, s)
-	_, err := s.AcceptMoneyRequest(ctx, alice, r.ID)
+	_, err := s.AcceptMoneyRequest(ctx, alice, r.ID, "")
 	wantKind(t, err, errs.Unprocessable, "daily_limit_exceeded")
 	wantUnchanged(t, s, before)
 	if requestStatus(t, s, r.ID) != RequestPending {
@@ -194,7 +204,7 @@ func TestDailyLimitCountsAcceptedRequests(t *testing.T) {
 	// The next day: ten requests of 10.00 accepted while ten transfers of
 	// 10.00 run from another of her accounts, against 100.00: exactly ten
 	// payments in all.
-	fixClock(s, time.Now().Add(24*time.Hour))
+	passDay(t, s)
 	reqs := make([]MoneyRequest, 10)
 	for i := range reqs {
 		reqs[i] = ask("10.00")
@@ -217,7 +227,7 @@ func TestDailyLimitCountsAcceptedRequests(t *testing.T) {
 	}
 	for i := range 10 {
 		wg.Add(2)
-		go func() { defer wg.Done(); _, err := s.AcceptMoneyRequest(ctx, alice, reqs[i].ID); count(err) }()
+		go func() { defer wg.Done(); _, err := s.AcceptMoneyRequest(ctx, alice, reqs[i].ID, ""); count(err) }()
 		go func() { defer wg.Done(); count(sendTo(s, alice, other, carol, 10_00, "")) }()
 	}
 	wg.Wait()
@@ -267,7 +277,7 @@ func TestDailyLimitPerUserOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.AcceptMoneyRequest(ctx, carol, req.ID)
+	_, err = s.AcceptMoneyRequest(ctx, carol, req.ID, "")
 	wantKind(t, err, errs.Unprocessable, "daily_limit_exceeded")
 	if err := sendTo(s, carol, carolAcc, to, 10_00, ""); err != nil {
 		t.Fatal(err)
@@ -334,26 +344,43 @@ func TestDailyLimitPerCurrency(t *testing.T) {
 	}
 }
 
-// The count starts again at 00:00 UTC; old days' counts are purged.
+// The count starts again at 00:00 UTC, by the database's clock: a payment
+// at 23:59 counts against its day, one a minute later against the next.
+// Old days' counts are purged.
 func TestDailyLimitResetsNextDay(t *testing.T) {
 	t.Parallel()
 	s := newLimitedService(t, "100.00")
-	clock := fixClock(s, time.Date(2026, 5, 1, 23, 59, 0, 0, time.UTC))
 	alice, bob := newCustomer(t, s, "Alice Midnight"), newCustomer(t, s, "Bob Midnight")
 	from, to := openAccount(t, s, alice, "1000.00"), openAccount(t, s, bob, "0")
-	if err := sendTo(s, alice, from, to, 100_00, ""); err != nil {
+	var today time.Time
+	if err := s.db.Get(&today, `SELECT date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`); err != nil {
 		t.Fatal(err)
 	}
-	wantKind(t, sendTo(s, alice, from, to, 1, ""), errs.Unprocessable, "daily_limit_exceeded")
-
-	clock.add(2 * time.Minute) // 00:01 UTC on 2 May
-	if l := limitsOf(t, s, alice)["USD"]; l.UsedToday != 0 {
-		t.Fatalf("used on a new day %s", l.UsedToday)
+	// Yesterday at 23:59 (a backdated posting, as the demo seed writes its
+	// history): the whole limit, then nothing more that day.
+	lateYesterday := backdated(ctx, today.Add(-time.Minute))
+	sendAt := func(c context.Context, amount money.Amount) error {
+		_, err := s.Transfer(c, alice, TransferInput{AccountID: from.AccountNumber, ToAccountID: to.AccountNumber, Amount: amount}, "")
+		return err
 	}
-	if err := sendTo(s, alice, from, to, 100_00, ""); err != nil {
+	if err := sendAt(lateYesterday, 100_00); err != nil {
+		t.Fatal(err)
+	}
+	wantKind(t, sendAt(lateYesterday, 1), errs.Unprocessable, "daily_limit_exceeded")
+	if l := limitsOf(t, s, alice)["USD"]; l.UsedToday != 0 {
+		t.Fatalf("used today %s after yesterday's payments", l.UsedToday)
+	}
+	// Today (00:01, and now): the count started again.
+	if err := sendAt(backdated(ctx, today.Add(time.Minute)), 60_00); err != nil {
 		t.Fatalf("a new day: %v", err)
 	}
-	wantKind(t, sendTo(s, alice, from, to, 1, ""), errs.Unprocessable, "daily_limit_exceeded")
+	if err := sendAt(ctx, 40_00); err != nil {
+		t.Fatalf("a new day: %v", err)
+	}
+	wantKind(t, sendAt(ctx, 1), errs.Unprocessable, "daily_limit_exceeded")
+	if l := limitsOf(t, s, alice)["USD"]; l.UsedToday != 100_00 {
+		t.Fatalf("used today %s, want 100.00", l.UsedToday)
+	}
 
 	days := func() int {
 		var n int
@@ -365,7 +392,8 @@ func TestDailyLimitResetsNextDay(t *testing.T) {
 	if n := days(); n != 2 {
 		t.Fatalf("%d daily rows", n)
 	}
-	clock.add(48 * time.Hour)
+	passDay(t, s)
+	passDay(t, s) // yesterday's row is now three days old, today's two
 	if _, err := s.ExpireMoneyRequests(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -382,10 +410,10 @@ func TestDailyLimitIgnoresDepositsAndOwnAccounts(t *testing.T) {
 	admin := newAdmin(t, s)
 	alice, bob := newCustomer(t, s, "Alice Own"), newCustomer(t, s, "Bob Own")
 	checking, savings, to := openAccount(t, s, alice, "0"), openAccount(t, s, alice, "0"), openAccount(t, s, bob, "0")
-	if _, err := s.Deposit(ctx, admin, checking.AccountNumber, FundsInput{Amount: 500_00}); err != nil {
+	if _, err := s.Deposit(ctx, admin, checking.AccountNumber, FundsInput{Amount: 500_00}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Withdraw(ctx, admin, checking.AccountNumber, FundsInput{Amount: 200_00}); err != nil {
+	if _, err := s.Withdraw(ctx, admin, checking.AccountNumber, FundsInput{Amount: 200_00}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := sendTo(s, alice, checking, savings, 250_00, ""); err != nil {

@@ -65,7 +65,7 @@ func (s *Service) MarkNotificationRead(ctx context.Context, a Actor, id int64) e
 	if id <= 0 {
 		return errNotificationNotFound
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE notifications SET is_new = false WHERE id = $1 AND user_id = $2`, id, a.UserID)
+	res, err := s.execWrite(ctx, `UPDATE notifications SET is_new = false WHERE id = $1 AND user_id = $2`, id, a.UserID)
 	if err != nil {
 		return errs.Wrap(err, "mark read")
 	}
@@ -82,6 +82,6 @@ func (s *Service) MarkAllNotificationsRead(ctx context.Context, a Actor) error {
 	if a.UserID == 0 {
 		return errs.ErrUnauthenticated
 	}
-	_, err := s.db.ExecContext(ctx, `UPDATE notifications SET is_new = false WHERE user_id = $1 AND is_new`, a.UserID)
+	_, err := s.execWrite(ctx, `UPDATE notifications SET is_new = false WHERE user_id = $1 AND is_new`, a.UserID)
 	return errs.Wrap(err, "mark all read")
 }

@@ -135,7 +135,7 @@ func TestThroughPgBouncer(t *testing.T) {
 				req, err := s.CreateMoneyRequest(ctx, me, MoneyRequestInput{RequesterID: mine.AccountNumber, RecipientID: theirs.AccountNumber, Amount: 50, Description: "pooled request"})
 				fail("request", err)
 				if err == nil {
-					_, err = s.AcceptMoneyRequest(ctx, other, req.ID)
+					_, err = s.AcceptMoneyRequest(ctx, other, req.ID, "")
 					fail("accept", err)
 				}
 				_, _, err = s.History(ctx, me, HistoryQuery{})

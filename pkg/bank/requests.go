@@ -2,7 +2,9 @@ package bank
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -209,78 +211,54 @@ func (s *Service) lockPending(ctx context.Context, tx *sqlx.Tx, a Actor, id int6
 	return r, nil
 }
 
-// AcceptMoneyRequest pays a PENDING request addressed to the actor. The
-// payment (kind "request": DEBIT on the payer's account, CREDIT on the
-// requester's), its count against the payer's daily limit and the status
-// change commit together: on insufficient funds or over the limit nothing
-// moves and the request stays PENDING.
+// AcceptResult is an accepted money request: Body is the answer's JSON,
+// {"message": "Money request accepted", "data": ...}, stored under Key, and
+// Request the request it holds. Replayed: an earlier acceptance under the
+// same key answered again; nothing moved now.
+type AcceptResult struct {
+	Posted
+	Request MoneyRequest
+}
+
+// AcceptMoneyRequest pays a PENDING request addressed to the actor, as one
+// posting (postings.go, post_batch): the payment (kind "request": DEBIT on
+// the payer's account, CREDIT on the requester's), its count against the
+// payer's daily limit, the status change, the requester's notification and
+// the audit row commit together; on a refusal nothing moves and the request
+// stays PENDING. The answer is stored under idempotencyKey (made when
+// empty), as a transfer's is.
 //
-// Returns customer_only (403), request_not_found (404: missing or not
-// addressed to the caller), request_not_pending (409: answered or expired),
-// account_closed (422, the paying or the receiving account),
-// recipient_inactive, currency_mismatch, insufficient_funds or
-// daily_limit_exceeded (422: paying would pass the caller's daily limit in
-// that currency, limits.go).
-func (s *Service) AcceptMoneyRequest(ctx context.Context, a Actor, id int64) (MoneyRequest, error) {
+// Returns customer_only (403), invalid_input (a bad Idempotency-Key),
+// request_not_found (404: missing or not addressed to the caller),
+// request_not_pending (409: answered or expired), account_closed (422, the
+// paying or the receiving account), recipient_inactive, currency_mismatch,
+// insufficient_funds or daily_limit_exceeded (422: paying would pass the
+// caller's daily limit in that currency, limits.go), user_deactivated (401:
+// the payer was deactivated meanwhile), idempotency_key_reused (409),
+// timeout or outcome_unknown (503, as Transfer).
+func (s *Service) AcceptMoneyRequest(ctx context.Context, a Actor, id int64, idempotencyKey string) (AcceptResult, error) {
 	if err := requireCustomer(a); err != nil {
-		return MoneyRequest{}, err
+		return AcceptResult{}, err
 	}
-	var out MoneyRequest
-	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		r, err := s.lockPending(ctx, tx, a, id)
-		if err != nil {
-			return err
-		}
-		rows, err := lockAccountsByID(ctx, tx, forUpdate, r.RecipientAccountID, r.RequesterAccountID)
-		if err != nil {
-			return err
-		}
-		payer, ok1 := pick(rows, func(x lockedAccount) bool { return x.ID == r.RecipientAccountID })
-		payee, ok2 := pick(rows, func(x lockedAccount) bool { return x.ID == r.RequesterAccountID })
-		if !ok1 || !ok2 {
-			return errs.Wrap(fmt.Errorf("request %d: accounts missing", r.ID), "accept")
-		}
-		if payer.Closed {
-			return errs.E(errs.Unprocessable, "account_closed", "The paying account is closed")
-		}
-		if payee.Closed {
-			return errRecipientClosed
-		}
-		if !payee.HolderActive {
-			return errRecipientInactive
-		}
-		if payer.Currency != payee.Currency {
-			return errCurrencyMismatch
-		}
-		if payer.Balance < r.Amount {
-			return errInsufficientFunds
-		}
-		// The payer sends money: it counts against their daily limit, last
-		// of the checks (the day's row stays locked until the commit).
-		if err := s.spendDailyLimit(ctx, tx, payer, r.Amount); err != nil {
-			return err
-		}
-		desc := r.Description
-		if desc == "" {
-			desc = fmt.Sprintf("Money request %d", r.ID)
-		}
-		if _, err := pay(ctx, tx, payer, payee, r.Amount, "request", desc); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE money_requests SET status = 'ACCEPTED', resolved_at = $2 WHERE id = $1`, r.ID, s.now()); err != nil {
-			return errs.Wrap(err, "accept request")
-		}
-		if err := notify(ctx, tx, r.RequesterUserID, fmt.Sprintf("Your request for %s from account %s was accepted", money.Format(r.Amount, payer.Currency), payer.AccountNumber)); err != nil {
-			return err
-		}
-		if err := audit(ctx, tx, a, AuditEntry{Action: "REQUEST_ACCEPT", Table: "money_requests", AccountNumber: payer.AccountNumber,
-			Description: fmt.Sprintf("Accepted request %d: paid %s from %s to %s", r.ID, money.Format(r.Amount, payer.Currency), payer.AccountNumber, payee.AccountNumber)}); err != nil {
-			return err
-		}
-		out, err = s.getRequest(ctx, tx, a.UserID, r.ID)
-		return err
-	})
-	return out, err
+	key, err := checkKey(idempotencyKey)
+	if err != nil {
+		return AcceptResult{}, err
+	}
+	if id <= 0 {
+		return AcceptResult{}, errRequestNotFound
+	}
+	out, err := s.postings.do(ctx, posting{kind: postRequest, actor: a.UserID, request: id, key: key,
+		hash: postingHash(postRequest, strconv.FormatInt(id, 10)), dated: ledgerDate(ctx)})
+	if err != nil {
+		return AcceptResult{}, err
+	}
+	var reply struct {
+		Data MoneyRequest `json:"data"`
+	}
+	if err := json.Unmarshal(out.Body, &reply); err != nil {
+		return AcceptResult{}, errs.Wrap(err, "accept reply")
+	}
+	return AcceptResult{Posted: out, Request: reply.Data}, nil
 }
 
 // DeclineMoneyRequest refuses a PENDING request addressed to the actor.

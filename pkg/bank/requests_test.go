@@ -180,10 +180,11 @@ func TestAcceptMoneyRequest(t *testing.T) {
 	f := newRequestFixture(t, "10.00", "100.00")
 	s := f.s
 	r := f.aliceAsksBob(t, "12.50")
-	got, err := s.AcceptMoneyRequest(ctx, f.bob, r.ID)
+	res, err := s.AcceptMoneyRequest(ctx, f.bob, r.ID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := res.Request
 	if got.Status != "ACCEPTED" || got.ID != r.ID || got.Direction != "incoming" {
 		t.Fatalf("accepted %+v", got)
 	}
@@ -223,7 +224,7 @@ func TestAcceptMoneyRequest(t *testing.T) {
 	}
 	// Answered: no second answer.
 	before := stateOf(t, s)
-	_, err = s.AcceptMoneyRequest(ctx, f.bob, r.ID)
+	_, err = s.AcceptMoneyRequest(ctx, f.bob, r.ID, "")
 	wantKind(t, err, errs.Conflict, "request_not_pending")
 	if errs.As(err).Message != "This request is no longer pending" {
 		t.Fatalf("message %q", errs.As(err).Message)
@@ -239,7 +240,7 @@ func TestAcceptMoneyRequestInsufficientFunds(t *testing.T) {
 	s := f.s
 	r := f.aliceAsksBob(t, "20.01")
 	before := stateOf(t, s)
-	_, err := s.AcceptMoneyRequest(ctx, f.bob, r.ID)
+	_, err := s.AcceptMoneyRequest(ctx, f.bob, r.ID, "")
 	wantKind(t, err, errs.Unprocessable, "insufficient_funds")
 	if errs.As(err).Message != "Insufficient funds" {
 		t.Fatalf("message %q", errs.As(err).Message)
@@ -251,6 +252,56 @@ func TestAcceptMoneyRequestInsufficientFunds(t *testing.T) {
 	// Still answerable.
 	if _, err := s.DeclineMoneyRequest(ctx, f.bob, r.ID); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A payer deactivated after signing in cannot accept: post_batch, the one
+// rule of every posting, reads the payer's state after locking the
+// accounts, whatever the actor the caller still holds (a session cached
+// until the revocation reaches it). Nothing moves; the request stays
+// PENDING.
+func TestAcceptRefusesDeactivatedPayer(t *testing.T) {
+	t.Parallel()
+	f := newRequestFixture(t, "10.00", "100.00")
+	s := f.s
+	r := f.aliceAsksBob(t, "12.50")
+	if _, err := s.SetUserActive(ctx, CLIActor, f.bob.UserID, false); err != nil {
+		t.Fatal(err)
+	}
+	before := stateOf(t, s)
+	_, err := s.AcceptMoneyRequest(ctx, f.bob, r.ID, "")
+	wantKind(t, err, errs.Unauthorized, "user_deactivated")
+	wantUnchanged(t, s, before)
+	if requestStatus(t, s, r.ID) != RequestPending {
+		t.Fatal("the request is no longer PENDING")
+	}
+}
+
+// Accepting under an Idempotency-Key: the same key answers the first
+// acceptance again (Replayed, byte for byte) and pays nothing twice; the key
+// used for another request, or another kind of posting, is refused 409.
+func TestAcceptMoneyRequestIdempotency(t *testing.T) {
+	t.Parallel()
+	f := newRequestFixture(t, "10.00", "100.00")
+	s := f.s
+	r, other := f.aliceAsksBob(t, "12.50"), f.aliceAsksBob(t, "1.00")
+	first, err := s.AcceptMoneyRequest(ctx, f.bob, r.ID, "accept-1")
+	if err != nil || first.Replayed || first.Key != "accept-1" || first.Request.Status != RequestAccepted {
+		t.Fatalf("first %+v %v", first, err)
+	}
+	again, err := s.AcceptMoneyRequest(ctx, f.bob, r.ID, "accept-1")
+	if err != nil || !again.Replayed || string(again.Body) != string(first.Body) {
+		t.Fatalf("again %+v %v", again, err)
+	}
+	_, err = s.AcceptMoneyRequest(ctx, f.bob, other.ID, "accept-1")
+	wantKind(t, err, errs.Conflict, "idempotency_key_reused")
+	_, err = s.Transfer(ctx, f.bob, TransferInput{AccountID: f.bobAcc.AccountNumber, ToAccountID: f.aliceAcc.AccountNumber, Amount: 100}, "accept-1")
+	wantKind(t, err, errs.Conflict, "idempotency_key_reused")
+	// Without the key, accepting again is the request's own rule: 409.
+	_, err = s.AcceptMoneyRequest(ctx, f.bob, r.ID, "")
+	wantKind(t, err, errs.Conflict, "request_not_pending")
+	if b := balanceOf(t, s, f.bobAcc.ID); b != 87_50 {
+		t.Fatalf("bob holds %s, want 87.50: paid once", b)
 	}
 }
 
@@ -277,7 +328,7 @@ func TestDeclineMoneyRequest(t *testing.T) {
 	if n := auditCount(t, s, "REQUEST_DECLINE"); n != 1 {
 		t.Fatalf("%d REQUEST_DECLINE rows", n)
 	}
-	_, err = s.AcceptMoneyRequest(ctx, f.bob, r.ID)
+	_, err = s.AcceptMoneyRequest(ctx, f.bob, r.ID, "")
 	wantKind(t, err, errs.Conflict, "request_not_pending")
 }
 
@@ -292,14 +343,14 @@ func TestMoneyRequestOnlyRecipientAnswers(t *testing.T) {
 	admin := newAdmin(t, s)
 	before := stateOf(t, s)
 	for _, who := range []Actor{f.alice, carol} {
-		_, err := s.AcceptMoneyRequest(ctx, who, r.ID)
+		_, err := s.AcceptMoneyRequest(ctx, who, r.ID, "")
 		wantKind(t, err, errs.NotFound, "request_not_found")
 		_, err = s.DeclineMoneyRequest(ctx, who, r.ID)
 		wantKind(t, err, errs.NotFound, "request_not_found")
 	}
-	_, err := s.AcceptMoneyRequest(ctx, f.bob, r.ID+1000)
+	_, err := s.AcceptMoneyRequest(ctx, f.bob, r.ID+1000, "")
 	wantKind(t, err, errs.NotFound, "request_not_found")
-	_, err = s.AcceptMoneyRequest(ctx, admin, r.ID)
+	_, err = s.AcceptMoneyRequest(ctx, admin, r.ID, "")
 	wantKind(t, err, errs.Forbidden, "")
 	wantUnchanged(t, s, before)
 }
@@ -312,6 +363,11 @@ func TestMoneyRequestExpiry(t *testing.T) {
 	f.clock.add(30 * time.Minute)
 	fresh := f.aliceAsksBob(t, "2.00")
 	f.clock.add(31 * time.Minute) // old is past its hour; fresh is not
+	// Accepting reads the database's clock, which the test cannot move on:
+	// old's hour is made to end a minute ago.
+	if _, err := s.db.Exec(`UPDATE money_requests SET expires_at = now() - interval '1 minute' WHERE id = $1`, old.ID); err != nil {
+		t.Fatal(err)
+	}
 
 	// Past its time but not yet swept: shown EXPIRED, and it cannot be answered.
 	l, err := s.ListMoneyRequests(ctx, f.bob, nil)
@@ -322,7 +378,7 @@ func TestMoneyRequestExpiry(t *testing.T) {
 		t.Fatalf("list %+v", l)
 	}
 	before := stateOf(t, s)
-	_, err = s.AcceptMoneyRequest(ctx, f.bob, old.ID)
+	_, err = s.AcceptMoneyRequest(ctx, f.bob, old.ID, "")
 	wantKind(t, err, errs.Conflict, "request_not_pending")
 	_, err = s.DeclineMoneyRequest(ctx, f.bob, old.ID)
 	wantKind(t, err, errs.Conflict, "request_not_pending")
@@ -380,7 +436,7 @@ func TestMoneyRequestAcceptRacesExpiry(t *testing.T) {
 			expErr error
 		)
 		wg.Add(2)
-		go func() { defer wg.Done(); _, acc = s.AcceptMoneyRequest(ctx, f.bob, r.ID) }()
+		go func() { defer wg.Done(); _, acc = s.AcceptMoneyRequest(ctx, f.bob, r.ID, "") }()
 		go func() { defer wg.Done(); n, expErr = sweeper.ExpireMoneyRequests(ctx) }()
 		wg.Wait()
 		if expErr != nil {
@@ -427,7 +483,7 @@ func TestMoneyRequestTwoAcceptsRace(t *testing.T) {
 				if mixed && i%2 == 1 {
 					_, out[i] = s.DeclineMoneyRequest(ctx, f.bob, r.ID)
 				} else {
-					_, out[i] = s.AcceptMoneyRequest(ctx, f.bob, r.ID)
+					_, out[i] = s.AcceptMoneyRequest(ctx, f.bob, r.ID, "")
 				}
 			}()
 		}

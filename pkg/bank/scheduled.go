@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -154,7 +155,7 @@ func (s *Service) CreateScheduledTransfer(ctx context.Context, a Actor, in Sched
 	if err != nil {
 		return ScheduledTransfer{}, err
 	}
-	in.AccountID, in.ToAccountID, in.Description = call.in.AccountID, call.in.ToAccountID, call.in.Description
+	in.AccountID, in.ToAccountID, in.Description = call.from, call.to, call.description
 	freq := strings.ToLower(strings.TrimSpace(in.Frequency))
 	switch freq {
 	case FrequencyOnce, FrequencyDaily, FrequencyWeekly, FrequencyMonthly:
@@ -415,6 +416,11 @@ type SchedulerTick struct {
 	Failed    int
 }
 
+// schedulerBusyWait bounds how long a pass waits, in doubling steps from
+// busyBackoff, for accounts other transactions held when their series came
+// due; a series whose account stays held runs at a later pass.
+const schedulerBusyWait = 256 * time.Millisecond
+
 // schedulerMaxPerTick bounds one pass (which stops between occurrences when
 // its context ends); what a huge backlog leaves runs at the next tick.
 const schedulerMaxPerTick = 10_000
@@ -433,15 +439,21 @@ func (s *Service) RunDueScheduledTransfers(ctx context.Context) (SchedulerTick, 
 		s.scheduler.lastTick.Store(int64(time.Since(start)))
 	}()
 	var tick SchedulerTick
-	skip := []int64{} // series whose run hit an internal error this pass (never nil: NULL would match nothing)
+	skip := []int64{} // series whose run hit an internal error or a held account this pass (never nil: NULL would match nothing)
+	var busy []int64  // of those, the ones whose account another transaction held
 	var firstErr error
+	backoff := busyBackoff
 	for tick.Succeeded+tick.Failed < schedulerMaxPerTick && ctx.Err() == nil {
 		id, status, err := s.runNextDue(ctx, skip)
 		if err != nil {
 			if id == 0 {
 				return tick, err
 			}
-			if firstErr == nil {
+			// An account of the series held by another transaction is no
+			// failure: the others go first, then it is tried again.
+			if errors.Is(err, errPostingBusy) {
+				busy = append(busy, id)
+			} else if firstErr == nil {
 				firstErr = err
 			}
 			skip = append(skip, id)
@@ -449,7 +461,17 @@ func (s *Service) RunDueScheduledTransfers(ctx context.Context) (SchedulerTick, 
 		}
 		switch status {
 		case "":
-			return tick, firstErr
+			if len(busy) == 0 || backoff > schedulerBusyWait {
+				return tick, firstErr // what stays busy runs at the next pass
+			}
+			select {
+			case <-ctx.Done():
+				return tick, firstErr
+			case <-time.After(backoff):
+			}
+			backoff *= 2
+			skip = slices.DeleteFunc(skip, func(id int64) bool { return slices.Contains(busy, id) })
+			busy = busy[:0]
 		case RunSucceeded:
 			tick.Succeeded++
 			s.scheduler.succeeded.Add(1)
@@ -579,27 +601,42 @@ func (s *Service) runOccurrence(ctx context.Context, tx *sqlx.Tx, d dueSchedule)
 			d.From, d.To, d.RunAt.UTC().Format(time.RFC3339), reason)})
 }
 
+// errPostingBusy: a scheduled run's account is held by another
+// transaction; the occurrence stays due and runs at a later pass.
+var errPostingBusy = errors.New("an account of the scheduled transfer is held by another transaction")
+
 // scheduledTransfer is one run's transfer: the checks of Service.Transfer,
-// then transfer_money inside the scheduler's transaction, behind a
-// savepoint so that a statement that raises (the balance CHECK behind the
+// then its posting (post_batch) inside the scheduler's transaction, behind
+// a savepoint so that a statement that raises (the balance CHECK behind the
 // funds test) leaves the transaction usable for the failed run's row.
+// Returns errPostingBusy when an account of it is held by another
+// transaction (post_batch waits for no lock held elsewhere).
 func (s *Service) scheduledTransfer(ctx context.Context, tx *sqlx.Tx, owner Actor, in TransferInput, key string) (TransferResult, error) {
-	call, err := s.checkTransfer(ctx, owner, in, key)
+	p, err := s.checkTransfer(ctx, owner, in, key)
 	if err != nil {
 		return TransferResult{}, err
 	}
 	if _, err := tx.ExecContext(ctx, `SAVEPOINT scheduled_run`); err != nil {
 		return TransferResult{}, errs.Wrap(err, "savepoint")
 	}
-	res, err := call.run(ctx, tx)
+	answers, err := post(ctx, tx, []posting{p}, postOptions{dailyLimit: s.settings.DailyTransferLimit})
 	if err != nil {
 		if _, rerr := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT scheduled_run`); rerr != nil {
 			return TransferResult{}, errors.Join(err, errs.Wrap(rerr, "rollback to savepoint"))
 		}
-		return TransferResult{}, err
+		return TransferResult{}, backstop(err)
 	}
-	_, err = tx.ExecContext(ctx, `RELEASE SAVEPOINT scheduled_run`)
-	return res, errs.Wrap(err, "release savepoint")
+	if _, err := tx.ExecContext(ctx, `RELEASE SAVEPOINT scheduled_run`); err != nil {
+		return TransferResult{}, errs.Wrap(err, "release savepoint")
+	}
+	a := answers[0]
+	switch {
+	case a.busy:
+		return TransferResult{}, errPostingBusy
+	case a.err != nil:
+		return TransferResult{}, a.err
+	}
+	return transferResult(a.out, true)
 }
 
 // RunScheduler runs RunDueScheduledTransfers now and then every interval

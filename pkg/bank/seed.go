@@ -160,7 +160,7 @@ func (s *Service) SeedDemo(ctx context.Context) (created bool, err error) {
 			return false, err
 		}
 		if opening != d.balance {
-			if _, err := s.Deposit(backdated(ctx, opened), CLIActor, d.number, FundsInput{Amount: d.balance, Description: "Opening deposit"}); err != nil {
+			if _, err := s.Deposit(backdated(ctx, opened), CLIActor, d.number, FundsInput{Amount: d.balance, Description: "Opening deposit"}, ""); err != nil {
 				return false, err
 			}
 		}
@@ -180,7 +180,7 @@ func (s *Service) SeedDemo(ctx context.Context) (created bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if _, err := s.AcceptMoneyRequest(ctx, bob, lunch.ID); err != nil {
+	if _, err := s.AcceptMoneyRequest(ctx, bob, lunch.ID, ""); err != nil {
 		return false, err
 	}
 	// Bob asks Alice for a holiday; she declines.

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -55,6 +56,9 @@ type Settings struct {
 	// DefaultTransferBatchWorkers.
 	TransferBatch        int
 	TransferBatchWorkers int
+	// Logger gets what the service reports on its own (a posting batch
+	// whose connection broke, a worker's panic); nil: slog.Default().
+	Logger *slog.Logger
 }
 
 // Service is the bank. It is safe for concurrent use.
@@ -73,7 +77,7 @@ type Service struct {
 	scheduler  schedulerCounters       // what the scheduler ran in this process (scheduled.go)
 	pdfRows    int                     // the most rows of a PDF statement (0: MaxPDFStatementRows; tests lower it)
 	reads      *db.Router              // read replicas (database_read_urls); nil: every read on db
-	transfers  *transferQueue          // customers' transfers, sent in batches (transferbatch.go)
+	postings   *postQueue              // every movement of money, sent in batches (postings.go)
 }
 
 // New returns a Service over db.
@@ -95,12 +99,16 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 		passwords: auth.NewPasswords(s.MaxPasswordChecks, s.PasswordCheckWait),
 		sealPoke:  make(chan struct{}, 1), sealedHere: make(chan []FeedNotification, 16), sessions: newSessionCache(), seen: newSeenSessions(),
 		twoFactor: newTwoFactorKeys(tokens.DeriveKey("two-factor secrets"), tokens.DeriveKey("two-factor backup codes"))}
-	svc.transfers = newTransferQueue(db, s.TransferBatch, s.TransferBatchWorkers, svc.pokeSealer, svc.retry)
+	if s.Logger == nil {
+		s.Logger = slog.Default()
+	}
+	svc.postings = newPostQueue(db, s.TransferBatch, s.TransferBatchWorkers, func() money.Amount { return svc.settings.DailyTransferLimit },
+		svc.pokeSealer, s.Logger)
 	return svc
 }
 
-// TransferBatchStats reports how this process's transfers were batched.
-func (s *Service) TransferBatchStats() TransferBatchStats { return s.transfers.Stats() }
+// PostingStats reports how this process's postings were batched.
+func (s *Service) PostingStats() PostingStats { return s.postings.Stats() }
 
 // Passwords exposes the gate every bcrypt of the service runs through
 // (tests hold its slots; its Runs counts the checks).
@@ -152,8 +160,17 @@ var CLIActor = Actor{Role: RoleAdmin, FullName: "CLI", CLI: true}
 func (a Actor) IsAdmin() bool { return a.CLI || a.Role == RoleAdmin }
 
 func (a Actor) auditUser() any {
-	if a.CLI || a.UserID == 0 {
-		return nil
+	if id := a.auditUserID(); id != 0 {
+		return id
+	}
+	return nil
+}
+
+// auditUserID is the user an audit row names: 0 for the operator at the
+// command line.
+func (a Actor) auditUserID() int64 {
+	if a.CLI {
+		return 0
 	}
 	return a.UserID
 }
@@ -205,8 +222,19 @@ func (s *Service) retry(fn func() error) error {
 	return err
 }
 
+// tryTx runs fn in one transaction and commits it. The transaction's
+// statements run under ctx: past its deadline one is cancelled, which
+// rolls the transaction back (nothing was committed, and the caller may say
+// so). The COMMIT is never cancelled: a COMMIT cancelled from here might
+// still have committed, and the caller could no longer tell. A COMMIT whose
+// connection broke before its answer is outcome_unknown.
 func (s *Service) tryTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	tx, err := s.db.BeginTxx(ctx, nil)
+	conn, err := s.db.Connx(ctx) // waits for a free connection no longer than ctx allows
+	if err != nil {
+		return errs.Wrap(err, "connect")
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTxx(context.WithoutCancel(ctx), nil)
 	if err != nil {
 		return errs.Wrap(err, "begin")
 	}
@@ -215,10 +243,25 @@ func (s *Service) tryTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
-		return errs.Wrap(err, "commit")
+		if refusedByDatabase(err) {
+			return errs.Wrap(err, "commit") // PostgreSQL's answer: it rolled back
+		}
+		return errOutcomeUnknown("", err)
 	}
 	s.pokeSealer() // after the commit, in memory only: the sealer numbers the new rows
 	return nil
+}
+
+// execWrite runs one statement that writes, as its own transaction. Like a
+// COMMIT (tryTx) it is never cancelled from here, since it commits as it
+// ends; statement_timeout bounds it. A connection that broke before the
+// answer is outcome_unknown.
+func (s *Service) execWrite(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	res, err := s.db.ExecContext(context.WithoutCancel(ctx), query, args...)
+	if err != nil && !refusedByDatabase(err) {
+		return nil, errOutcomeUnknown("", err)
+	}
+	return res, err
 }
 
 func retryable(err error) bool {

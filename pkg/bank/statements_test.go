@@ -171,9 +171,9 @@ func TestStatementBalancesFollowTheLedger(t *testing.T) {
 		case 2:
 			_, err = s.Transfer(c, alice, TransferInput{AccountID: a1.AccountNumber, ToAccountID: a2.AccountNumber, Amount: amt, Description: "to savings"}, "")
 		case 3:
-			_, err = s.Deposit(c, CLIActor, a1.AccountNumber, FundsInput{Amount: amt})
+			_, err = s.Deposit(c, CLIActor, a1.AccountNumber, FundsInput{Amount: amt}, "")
 		case 4:
-			_, err = s.Withdraw(c, CLIActor, a1.AccountNumber, FundsInput{Amount: amt})
+			_, err = s.Withdraw(c, CLIActor, a1.AccountNumber, FundsInput{Amount: amt}, "")
 		}
 		if err != nil && errs.As(err).Code != "insufficient_funds" {
 			t.Fatal(err)
@@ -220,7 +220,7 @@ func TestStatementPeriodBoundaries(t *testing.T) {
 	acc := openAccountAt(t, s, c, "EDGE000001", "0", day(t, "2026-05-01"))
 	deposit := func(at time.Time, amount money.Amount, desc string) {
 		t.Helper()
-		if _, err := s.Deposit(backdated(ctx, at), CLIActor, acc.AccountNumber, FundsInput{Amount: amount, Description: desc}); err != nil {
+		if _, err := s.Deposit(backdated(ctx, at), CLIActor, acc.AccountNumber, FundsInput{Amount: amount, Description: desc}, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -266,9 +266,9 @@ func goldenFixture(t testing.TB, s *Service) (Actor, Account) {
 	}
 	must(s.Transfer(backdated(ctx, day(t, "2026-01-02").Add(12*time.Hour)), alice, TransferInput{AccountID: a.AccountNumber, ToAccountID: b.AccountNumber, Amount: 1250, Description: `Lunch, "tapas"`}, ""))
 	must(s.Transfer(backdated(ctx, day(t, "2026-01-03").Add(8*time.Hour)), bob, TransferInput{AccountID: b.AccountNumber, ToAccountID: a.AccountNumber, Amount: 500, Description: "=SUM(A1:A2)"}, ""))
-	must(s.Deposit(backdated(ctx, day(t, "2026-01-04")), CLIActor, a.AccountNumber, FundsInput{Amount: 1_000_00}))
-	must(s.Withdraw(backdated(ctx, day(t, "2026-01-05").Add(23*time.Hour)), CLIActor, a.AccountNumber, FundsInput{Amount: 1, Description: "-1 fee"}))
-	must(s.Deposit(backdated(ctx, day(t, "2026-02-01")), CLIActor, a.AccountNumber, FundsInput{Amount: 7}))
+	must(s.Deposit(backdated(ctx, day(t, "2026-01-04")), CLIActor, a.AccountNumber, FundsInput{Amount: 1_000_00}, ""))
+	must(s.Withdraw(backdated(ctx, day(t, "2026-01-05").Add(23*time.Hour)), CLIActor, a.AccountNumber, FundsInput{Amount: 1, Description: "-1 fee"}, ""))
+	must(s.Deposit(backdated(ctx, day(t, "2026-02-01")), CLIActor, a.AccountNumber, FundsInput{Amount: 7}, ""))
 	return alice, a
 }
 
@@ -392,12 +392,12 @@ func TestStatementPDFPages(t *testing.T) {
 	c := newCustomer(t, s, "Pia Pages")
 	acc := openAccountAt(t, s, c, "PAGE000001", "0", day(t, "2026-04-01"))
 	for i := 0; i < 120; i++ {
-		if _, err := s.Deposit(backdated(ctx, day(t, "2026-04-02").Add(time.Duration(i)*time.Minute)), CLIActor, acc.AccountNumber, FundsInput{Amount: 100, Description: fmt.Sprintf("Deposit %03d", i)}); err != nil {
+		if _, err := s.Deposit(backdated(ctx, day(t, "2026-04-02").Add(time.Duration(i)*time.Minute)), CLIActor, acc.AccountNumber, FundsInput{Amount: 100, Description: fmt.Sprintf("Deposit %03d", i)}, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
 	long := "Quarterly rent " + strings.Repeat("and service charges ", 10)
-	if _, err := s.Deposit(backdated(ctx, day(t, "2026-04-03")), CLIActor, acc.AccountNumber, FundsInput{Amount: 100, Description: long}); err != nil {
+	if _, err := s.Deposit(backdated(ctx, day(t, "2026-04-03")), CLIActor, acc.AccountNumber, FundsInput{Amount: 100, Description: long}, ""); err != nil {
 		t.Fatal(err)
 	}
 	text := pdfText(t, renderStatement(t, s, c, StatementQuery{AccountNumber: acc.AccountNumber, From: "2026-04-01", To: "2026-04-30", Format: "pdf"}))
@@ -494,7 +494,7 @@ func TestStatementRefusals(t *testing.T) {
 	// A PDF holds at most pdfRows rows; the CSV any number.
 	s.pdfRows = 1
 	ok(alice, q(acc.AccountNumber, "2026-01-01", "2026-01-31", "pdf")) // one row: the opening balance
-	if _, err := s.Deposit(backdated(ctx, day(t, "2026-01-02")), CLIActor, acc.AccountNumber, FundsInput{Amount: 1}); err != nil {
+	if _, err := s.Deposit(backdated(ctx, day(t, "2026-01-02")), CLIActor, acc.AccountNumber, FundsInput{Amount: 1}, ""); err != nil {
 		t.Fatal(err)
 	}
 	refused(alice, q(acc.AccountNumber, "2026-01-01", "2026-01-31", "pdf"), errs.Unprocessable, "statement_too_large", "format")

@@ -3,7 +3,6 @@ package bank
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"meridian/pkg/errs"
@@ -47,14 +45,15 @@ type TransferInput struct {
 	UserID      *int64       `json:"user_id"`
 }
 
-// TransferResult is a transfer that went through: Body is the answer's JSON,
-// {"message": "Transfer successful", "transaction": ...}, and Transaction the
-// DEBIT row it holds. On a replay of an Idempotency-Key, Body is the stored
-// first answer, byte for byte, Replayed is true and no money moved.
+// TransferResult is a transfer, deposit or withdrawal that went through:
+// Body is the answer's JSON ({"message": "Transfer successful",
+// "transaction": ...} for a transfer, the ledger row for a deposit or a
+// withdrawal), stored under Key, and Transaction the ledger row it holds
+// (a transfer's DEBIT). On a replay of the key, Body is the stored first
+// answer, byte for byte, Replayed is true and no money moved.
 type TransferResult struct {
-	Body        json.RawMessage
+	Posted
 	Transaction Transaction
-	Replayed    bool
 }
 
 // transferReply is the body of a successful transfer.
@@ -79,20 +78,31 @@ var (
 // requestHash fingerprints what a transfer asks for, to tell a replay of an
 // Idempotency-Key from a different request under the same key.
 func requestHash(in TransferInput) string {
-	h := sha256.Sum256([]byte(in.AccountID + "|" + in.ToAccountID + "|" + strconv.FormatInt(int64(in.Amount), 10) + "|" + in.Description))
+	return hashOf(in.AccountID + "|" + in.ToAccountID + "|" + strconv.FormatInt(int64(in.Amount), 10) + "|" + in.Description)
+}
+
+// postingHash fingerprints any other posting: its kind and what it names,
+// so a key reused for another kind of posting is refused too.
+func postingHash(kind string, parts ...string) string {
+	return hashOf(kind + "|" + strings.Join(parts, "|"))
+}
+
+func hashOf(s string) string {
+	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
 }
 
 // Transfer moves money from one of the actor's open accounts to another
-// open account, in one database transaction (which it may share with other
-// customers' transfers of the moment, transferbatch.go): both accounts are
-// locked in id order, both balances and both ledger rows are written, the
-// recipient is notified and the transfer is audited.
+// open account, as one posting (postings.go), in one database transaction
+// (which it may share with other customers' postings of the moment): both
+// balances and both ledger rows are written, the recipient is notified and
+// the transfer is audited.
 //
-// With an idempotencyKey, the first successful answer is stored for 24
-// hours in the same transaction; the same key with the same request answers
-// it again (Replayed, nothing moves), with a different request 409. A
-// refused transfer stores nothing: the key stays free for a retry.
+// The answer is stored for 24 hours under idempotencyKey (one is made when
+// it is empty: TransferResult.Key), in the same transaction; the same key
+// with the same request answers it again (Replayed, nothing moves), with a
+// different request 409. A refused transfer stores nothing: the key stays
+// free for a retry.
 //
 // Returns customer_only (403), forbidden (403, a user_id not the caller's),
 // invalid_input (a user_id, account number, amount, description or
@@ -100,127 +110,88 @@ func requestHash(in TransferInput) string {
 // same_account, account_closed, recipient_inactive, currency_mismatch,
 // insufficient_funds, daily_limit_exceeded (422: a transfer to another
 // customer would pass the sender's daily limit in its currency, limits.go),
-// idempotency_key_reused (409) or user_deactivated (401, the sender was
-// deactivated meanwhile).
+// idempotency_key_reused (409), user_deactivated (401, the sender was
+// deactivated meanwhile), timeout (503: its deadline passed before it could
+// be made; nothing changed) or outcome_unknown (503: the database could not
+// be reached to learn whether it committed; the key tells).
 func (s *Service) Transfer(ctx context.Context, a Actor, in TransferInput, idempotencyKey string) (TransferResult, error) {
-	// The scheduler's keys (scheduledKey) are the bank's own: a customer who
-	// took one first could make an occurrence of their series replay a
-	// transfer of their choosing instead of running.
-	if strings.HasPrefix(idempotencyKey, scheduledKeyPrefix) {
-		return TransferResult{}, errs.Field("Idempotency-Key", "Idempotency-Key must not start with "+scheduledKeyPrefix)
-	}
-	call, err := s.checkTransfer(ctx, a, in, idempotencyKey)
+	key, err := checkKey(idempotencyKey)
 	if err != nil {
 		return TransferResult{}, err
 	}
-	// Queued with the other customers' transfers of the moment, and sent
-	// with them in one transaction (transferbatch.go).
-	return s.transfers.do(ctx, call)
-}
-
-// transferCall is a transfer whose input passed every check: what
-// transfer_money is called with.
-type transferCall struct {
-	user int64
-	in   TransferInput
-	key  any // NULL: no Idempotency-Key
-	hash string
-	now  time.Time
-	// dailyLimit is the configured default daily limit; transfer_money
-	// applies the sender's own limit when an admin set one.
-	dailyLimit money.Amount
-}
-
-// checkTransfer runs the checks of Transfer that need no lock: the
-// caller's role and user_id, the account numbers, the amount, the
-// description and the Idempotency-Key. The scheduler (scheduled.go) runs
-// them too, so a scheduled run is checked exactly as a transfer is.
-func (s *Service) checkTransfer(ctx context.Context, a Actor, in TransferInput, idempotencyKey string) (transferCall, error) {
-	if err := requireCustomer(a); err != nil {
-		return transferCall{}, err
-	}
-	if err := checkUserID(a, in.UserID); err != nil {
-		return transferCall{}, err
-	}
-	var err error
-	if in.AccountID, err = cleanAccountRef("account_id", in.AccountID, true); err != nil {
-		return transferCall{}, err
-	}
-	if in.ToAccountID, err = cleanAccountRef("to_account_id", in.ToAccountID, true); err != nil {
-		return transferCall{}, err
-	}
-	if err := s.checkAmount(ctx, a, "amount", in.Amount, in.AccountID); err != nil {
-		return transferCall{}, err
-	}
-	if in.Description, err = cleanDescription(in.Description); err != nil {
-		return transferCall{}, err
-	}
-	if err := checkText("Idempotency-Key", idempotencyKey, MaxIdempotencyKeyLen, false); err != nil {
-		return transferCall{}, err
-	}
-	call := transferCall{user: a.UserID, in: in, hash: requestHash(in), now: s.now(), dailyLimit: s.settings.DailyTransferLimit}
-	if idempotencyKey != "" {
-		call.key = idempotencyKey
-	}
-	return call, nil
-}
-
-// run sends the transfer on q: the pool (its own transaction) or a
-// transaction of the caller's (the scheduler's, so the transfer and its
-// run row commit together).
-//
-// One statement, one round trip: transfer_money, the batch function of
-// migrations/0016 with one entry, locks both accounts in id order, reads the
-// key, checks (the daily limit last, spend_daily_limit), moves the money,
-// writes both ledger rows, the notification and the audit row, and stores
-// the answer. Transfer sends its calls in batches instead (transferbatch.go).
-func (c transferCall) run(ctx context.Context, q sqlx.QueryerContext) (TransferResult, error) {
-	var r transferRow
-	err := q.QueryRowxContext(ctx, `SELECT replayed, body, refused FROM transfer_money($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		c.user, c.in.AccountID, c.in.ToAccountID, c.in.Amount, c.in.Description, c.key, c.hash, c.now, IdempotencyWindow.String(), ledgerDate(ctx),
-		c.dailyLimit).
-		Scan(&r.replayed, &r.body, &r.refused)
+	p, err := s.checkTransfer(ctx, a, in, key)
 	if err != nil {
-		return TransferResult{}, backstop(err)
+		return TransferResult{}, err
 	}
-	return r.answer()
+	// Queued with the other postings of the moment, and sent with them in
+	// one transaction (postings.go).
+	out, err := s.postings.do(ctx, p)
+	if err != nil {
+		return TransferResult{}, err
+	}
+	return transferResult(out, true)
 }
 
-// transferRow is transfer_money's answer to one transfer, as it came.
-type transferRow struct {
-	replayed      bool
-	body, refused sql.NullString
-}
-
-// answer reads a transferRow: the transfer's result, or its refusal as the
-// error the API answers.
-func (r transferRow) answer() (TransferResult, error) {
-	if r.refused.Valid {
-		if e, ok := refusals[r.refused.String]; ok {
-			return TransferResult{}, e
-		}
-		return TransferResult{}, errs.Wrap(errors.New(r.refused.String), "transfer refused")
+// transferResult reads the ledger row out of a posting's answer: the
+// "transaction" of a transfer's envelope (wrapped), else the body itself
+// (a deposit's or a withdrawal's).
+func transferResult(out Posted, wrapped bool) (TransferResult, error) {
+	res := TransferResult{Posted: out}
+	if !wrapped {
+		return res, errs.Wrap(json.Unmarshal(out.Body, &res.Transaction), "posting reply")
 	}
-	out := TransferResult{Replayed: r.replayed, Body: json.RawMessage(r.body.String)}
 	var reply transferReply
 	if err := json.Unmarshal(out.Body, &reply); err != nil {
 		return TransferResult{}, errs.Wrap(err, "transfer reply")
 	}
-	out.Transaction = reply.Transaction
-	return out, nil
+	res.Transaction = reply.Transaction
+	return res, nil
 }
 
-// refusals are the answers transfer_money refuses with, by their code.
-var refusals = map[string]error{
-	"account_not_found":      errs.ErrAccountNotFound,
-	"same_account":           errSameAccount,
-	"account_closed":         errRecipientClosed,
-	"recipient_inactive":     errRecipientInactive,
-	"currency_mismatch":      errCurrencyMismatch,
-	"insufficient_funds":     errInsufficientFunds,
-	"daily_limit_exceeded":   errDailyLimit,
-	"idempotency_key_reused": errKeyReused,
-	"user_deactivated":       errs.E(errs.Unauthorized, "user_deactivated", "This user is deactivated"),
+// checkKey checks a client's Idempotency-Key, or makes one when it is
+// empty. The scheduler's keys (scheduledKey) are the bank's own: a customer
+// who took one first could make an occurrence of their series replay a
+// transfer of their choosing instead of running.
+func checkKey(key string) (string, error) {
+	if err := checkText("Idempotency-Key", key, MaxIdempotencyKeyLen, false); err != nil {
+		return "", err
+	}
+	if strings.HasPrefix(key, scheduledKeyPrefix) {
+		return "", errs.Field("Idempotency-Key", "Idempotency-Key must not start with "+scheduledKeyPrefix)
+	}
+	if key == "" {
+		key = newKey()
+	}
+	return key, nil
+}
+
+// checkTransfer runs the checks of Transfer that need no lock (the
+// caller's role and user_id, the account numbers, the amount, the
+// description) and returns the posting under key. The scheduler
+// (scheduled.go) runs them too, with its own key, so a scheduled run is
+// checked exactly as a transfer is.
+func (s *Service) checkTransfer(ctx context.Context, a Actor, in TransferInput, key string) (posting, error) {
+	if err := requireCustomer(a); err != nil {
+		return posting{}, err
+	}
+	if err := checkUserID(a, in.UserID); err != nil {
+		return posting{}, err
+	}
+	var err error
+	if in.AccountID, err = cleanAccountRef("account_id", in.AccountID, true); err != nil {
+		return posting{}, err
+	}
+	if in.ToAccountID, err = cleanAccountRef("to_account_id", in.ToAccountID, true); err != nil {
+		return posting{}, err
+	}
+	if err := s.checkAmount(ctx, a, "amount", in.Amount, in.AccountID); err != nil {
+		return posting{}, err
+	}
+	if in.Description, err = cleanDescription(in.Description); err != nil {
+		return posting{}, err
+	}
+	return posting{kind: postTransfer, actor: a.UserID, from: in.AccountID, to: in.ToAccountID, amount: in.Amount,
+		description: in.Description, key: key, hash: requestHash(in), dated: ledgerDate(ctx)}, nil
 }
 
 // backstop reads an error a money statement raised: the CHECK (balance >= 0)
@@ -237,9 +208,10 @@ func backstop(err error) error {
 	return errs.Wrap(err, "transfer")
 }
 
-// purgeIdempotencyKeys forgets keys older than the window.
+// purgeIdempotencyKeys forgets keys older than the window (by the
+// database's clock, which dates them).
 func (s *Service) purgeIdempotencyKeys(ctx context.Context) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE created_at < $1`, s.now().Add(-IdempotencyWindow))
+	res, err := s.db.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE created_at < now() - $1::interval`, IdempotencyWindow.String())
 	if err != nil {
 		return 0, errs.Wrap(err, "purge idempotency keys")
 	}

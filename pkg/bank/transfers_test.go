@@ -302,35 +302,34 @@ func TestTransferRefusals(t *testing.T) {
 	}
 }
 
-// The database's CHECK (balance >= 0) backs the code up, and its violation
-// answers 422 Insufficient funds, never a 500.
+// The database's CHECK (balance >= 0) backs post_batch's funds check up,
+// and its violation answers 422 Insufficient funds (backstop), never a 500.
 func TestTransferCheckConstraintBackstop(t *testing.T) {
 	t.Parallel()
 	s := newService(t)
 	alice := newCustomer(t, s, "Alice Smith")
-	bob := newCustomer(t, s, "Bob Jones")
 	from := openAccount(t, s, alice, "5.00")
-	to := openAccount(t, s, bob, "0")
 	before := stateOf(t, s)
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		rows, err := lockAccountsByID(ctx, tx, forUpdate, from.ID, to.ID)
-		if err != nil {
-			return err
-		}
-		f, _ := pick(rows, func(r lockedAccount) bool { return r.ID == from.ID })
-		g, _ := pick(rows, func(r lockedAccount) bool { return r.ID == to.ID })
-		f.Balance = amt(t, "1000.00") // a stale read: the code's check passes
-		_, err = pay(ctx, tx, f, g, amt(t, "10.00"), "transfer", "x")
-		return err
+		_, err := tx.ExecContext(ctx, `UPDATE accounts SET balance = balance - 10 WHERE id = $1`, from.ID)
+		return backstop(err)
 	})
 	wantKind(t, err, errs.Unprocessable, "insufficient_funds")
 	wantUnchanged(t, s, before)
 }
 
+// ageKeys moves every stored Idempotency-Key back by d, as if stored d
+// earlier.
+func ageKeys(t *testing.T, s *Service, d time.Duration) {
+	t.Helper()
+	if _, err := s.db.Exec(`UPDATE idempotency_keys SET created_at = created_at - $1::interval`, d.String()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestTransferIdempotency(t *testing.T) {
 	t.Parallel()
 	s := newService(t)
-	clock := fixClock(s, time.Now())
 	alice := newCustomer(t, s, "Alice Smith")
 	bob := newCustomer(t, s, "Bob Jones")
 	from := openAccount(t, s, alice, "100.00")
@@ -402,7 +401,7 @@ func TestTransferIdempotency(t *testing.T) {
 	if res, err := s.Transfer(ctx, bob, TransferInput{AccountID: bobFrom.AccountNumber, ToAccountID: from.AccountNumber, Amount: 100}, "key-1"); err != nil || res.Replayed {
 		t.Fatalf("bob's key-1: %+v %v", res, err)
 	}
-	// No key: every call moves money.
+	// No key: every call moves money (each under a key of its own).
 	for range 2 {
 		if res, err := s.Transfer(ctx, alice, in, ""); err != nil || res.Replayed {
 			t.Fatalf("no key: %+v %v", res, err)
@@ -412,9 +411,10 @@ func TestTransferIdempotency(t *testing.T) {
 		t.Fatalf("balance %s", b)
 	}
 
-	// After 24 hours the key is forgotten: the same request moves money again,
-	// and the expiry job purges old keys.
-	clock.add(25 * time.Hour)
+	// After 24 hours (by the database's clock, which dates the keys) the key
+	// is forgotten: the same request moves money again, and the expiry job
+	// purges old keys.
+	ageKeys(t, s, 25*time.Hour)
 	res, err := s.Transfer(ctx, alice, in, "key-1")
 	if err != nil || res.Replayed || res.Transaction.ID == first.Transaction.ID {
 		t.Fatalf("after 25h: %+v %v", res, err)
@@ -422,7 +422,7 @@ func TestTransferIdempotency(t *testing.T) {
 	if b := balanceOf(t, s, from.ID); b != amt(t, "51.00") {
 		t.Fatalf("balance %s", b)
 	}
-	clock.add(25 * time.Hour)
+	ageKeys(t, s, 25*time.Hour)
 	if _, err := s.ExpireMoneyRequests(ctx); err != nil {
 		t.Fatal(err)
 	}

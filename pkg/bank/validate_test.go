@@ -191,7 +191,7 @@ func TestHostileInputsNeverReachTheDatabase(t *testing.T) {
 	check("reset with a 73-byte old password", s.ResetPassword(ctx, alice, strings.Repeat("p", 73), "password456"), errs.Invalid)
 	for _, id := range []int64{0, -1} {
 		check("close account", s.CloseAccount(ctx, alice, id), errs.NotFound)
-		_, err = s.AcceptMoneyRequest(ctx, alice, id)
+		_, err = s.AcceptMoneyRequest(ctx, alice, id, "")
 		check("accept request", err, errs.NotFound)
 		check("read notification", s.MarkNotificationRead(ctx, alice, id), errs.NotFound)
 		_, err = s.SetUserActive(ctx, admin, id, true)

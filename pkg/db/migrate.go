@@ -2,16 +2,20 @@ package db
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"meridian/migrations"
 )
@@ -23,12 +27,25 @@ type Migration struct {
 	Up, Down string
 }
 
-// MigrationStatus tells whether a migration is applied.
+// MigrationStatus tells whether a migration is applied. A function file
+// (Function: true, Version 0) is applied when the database holds its
+// current text.
 type MigrationStatus struct {
 	Version   int        `json:"version"`
 	Name      string     `json:"name"`
 	Applied   bool       `json:"applied"`
 	AppliedAt *time.Time `json:"applied_at"`
+	Function  bool       `json:"function,omitempty"`
+}
+
+// Function is one file of migrations/functions: database functions kept
+// whole in one file (CREATE OR REPLACE), applied by Up after the numbered
+// migrations whenever the file's text (Checksum) differs from what the
+// database last applied.
+type Function struct {
+	Name     string // the file's name without .sql
+	Body     string
+	Checksum string // SHA-256 of Body, hex
 }
 
 // migrationLock is the advisory lock key held while migrating, so several
@@ -80,6 +97,29 @@ func load(fsys fs.FS) ([]Migration, error) {
 	return out, nil
 }
 
+// Functions reads the embedded function files, sorted by name.
+func Functions() ([]Function, error) {
+	return loadFunctions(migrations.FS)
+}
+
+func loadFunctions(fsys fs.FS) ([]Function, error) {
+	names, err := fs.Glob(fsys, "functions/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	out := make([]Function, 0, len(names))
+	for _, n := range names {
+		body, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(body)
+		out = append(out, Function{Name: strings.TrimSuffix(strings.TrimPrefix(n, "functions/"), ".sql"), Body: string(body), Checksum: hex.EncodeToString(sum[:])})
+	}
+	return out, nil
+}
+
 func cutLast(s, sep string) (before, after string, found bool) {
 	i := strings.LastIndex(s, sep)
 	if i < 0 {
@@ -119,6 +159,16 @@ func locked(ctx context.Context, db *sqlx.DB, fn func(tx *sql.Tx) error) error {
 	if !exists {
 		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 			version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+			return err
+		}
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT to_regclass('schema_functions') IS NOT NULL`).Scan(&exists); err != nil {
+		return err
+	}
+	if !exists {
+		// What Up last applied of each function file.
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_functions (
+			name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 			return err
 		}
 	}
@@ -187,12 +237,73 @@ func Up(ctx context.Context, db *sqlx.DB, n int) ([]int, error) {
 			}
 			return nil
 		})
-		if err != nil || next == 0 {
+		if err != nil {
 			return done, err
+		}
+		if next == 0 {
+			break
 		}
 		done = append(done, next)
 	}
-	return done, nil
+	return done, applyFunctions(ctx, db, len(all))
+}
+
+// applyFunctions applies the function files whose text the database does
+// not hold yet, in one transaction under the migration lock, once every
+// numbered migration is applied (want of them; after Up with a count that
+// left some pending, nothing).
+func applyFunctions(ctx context.Context, db *sqlx.DB, want int) error {
+	fns, err := Functions()
+	if err != nil {
+		return err
+	}
+	return locked(ctx, db, func(tx *sql.Tx) error {
+		have, err := applied(ctx, tx)
+		if err != nil || len(have) < want {
+			return err
+		}
+		sums, err := functionSums(ctx, tx)
+		if err != nil {
+			return err
+		}
+		for _, f := range fns {
+			if sums[f.Name].checksum == f.Checksum {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, f.Body); err != nil {
+				return fmt.Errorf("function file %s.sql: %w", f.Name, err)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_functions (name, checksum) VALUES ($1, $2)
+				ON CONFLICT (name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now()`, f.Name, f.Checksum); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+type appliedFunction struct {
+	checksum string
+	at       time.Time
+}
+
+// functionSums reads what Up last applied of each function file.
+func functionSums(ctx context.Context, tx *sql.Tx) (map[string]appliedFunction, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT name, checksum, applied_at FROM schema_functions`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]appliedFunction{}
+	for rows.Next() {
+		var name string
+		var f appliedFunction
+		if err := rows.Scan(&name, &f.checksum, &f.at); err != nil {
+			return nil, err
+		}
+		out[name] = f
+	}
+	return out, rows.Err()
 }
 
 // AuditLogMigration is the migration that creates the audit log (and the
@@ -262,19 +373,83 @@ func down(ctx context.Context, db *sqlx.DB, n int, destroyData bool) ([]int, err
 				return ErrDestroysData
 			}
 			last = plan[0].Version
-			return step(ctx, tx, plan[0], false)
+			if err := step(ctx, tx, plan[0], false); err != nil {
+				return err
+			}
+			// A step back may have dropped or replaced what a function file
+			// made: the next Up applies every file again.
+			_, err = tx.ExecContext(ctx, `DELETE FROM schema_functions`)
+			return err
 		})
-		if err != nil || last == 0 {
+		if err != nil {
 			return done, err
+		}
+		if last == 0 {
+			break
 		}
 		done = append(done, last)
 	}
-	return done, nil
+	return done, locked(ctx, db, func(tx *sql.Tx) error {
+		have, err := applied(ctx, tx)
+		if err != nil || len(have) > 0 {
+			return err
+		}
+		return dropFunctionFiles(ctx, tx)
+	})
 }
 
-// Status lists every known migration and whether it is applied.
+// functionName finds the functions a function file creates.
+var functionName = regexp.MustCompile(`(?i)CREATE\s+OR\s+REPLACE\s+FUNCTION\s+([a-z_][a-z0-9_]*)\s*\(`)
+
+// dropFunctionFiles drops every function the function files create, once
+// no migration is applied: down to zero leaves an empty schema, as before
+// the first migration. (A step down that leaves some applied keeps them:
+// the next Up applies the files again.)
+func dropFunctionFiles(ctx context.Context, tx *sql.Tx) error {
+	fns, err := Functions()
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, f := range fns {
+		for _, m := range functionName.FindAllStringSubmatch(f.Body, -1) {
+			names = append(names, strings.ToLower(m[1]))
+		}
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+		WHERE n.nspname = current_schema() AND p.proname = ANY ($1)`, pq.Array(names))
+	if err != nil {
+		return err
+	}
+	var sigs []string
+	for rows.Next() {
+		var sig string
+		if err := rows.Scan(&sig); err != nil {
+			rows.Close()
+			return err
+		}
+		sigs = append(sigs, sig)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, sig := range sigs {
+		if _, err := tx.ExecContext(ctx, `DROP FUNCTION IF EXISTS `+sig+` CASCADE`); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Status lists every known migration, then every function file, and
+// whether each is applied.
 func Status(ctx context.Context, db *sqlx.DB) ([]MigrationStatus, error) {
 	all, err := Migrations()
+	if err != nil {
+		return nil, err
+	}
+	fns, err := Functions()
 	if err != nil {
 		return nil, err
 	}
@@ -288,6 +463,18 @@ func Status(ctx context.Context, db *sqlx.DB) ([]MigrationStatus, error) {
 			s := MigrationStatus{Version: m.Version, Name: m.Name}
 			if at, ok := have[m.Version]; ok {
 				at := at.UTC()
+				s.Applied, s.AppliedAt = true, &at
+			}
+			out = append(out, s)
+		}
+		sums, err := functionSums(ctx, tx)
+		if err != nil {
+			return err
+		}
+		for _, f := range fns {
+			s := MigrationStatus{Name: f.Name, Function: true}
+			if a, ok := sums[f.Name]; ok && a.checksum == f.Checksum {
+				at := a.at.UTC()
 				s.Applied, s.AppliedAt = true, &at
 			}
 			out = append(out, s)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"meridian/pkg/db"
 	"meridian/pkg/testdb"
@@ -16,7 +17,7 @@ func tables(t *testing.T, conn interface {
 }) int {
 	t.Helper()
 	var n int
-	if err := conn.Get(&n, `SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'schema_migrations'`); err != nil {
+	if err := conn.Get(&n, `SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public' AND table_name NOT IN ('schema_migrations', 'schema_functions')`); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -44,6 +45,10 @@ func TestUpDownUp(t *testing.T) {
 	if n := tables(t, conn); n != 0 {
 		t.Fatalf("%d tables left after down to zero", n)
 	}
+	var left int
+	if err := conn.Get(&left, `SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public'`); err != nil || left != 0 {
+		t.Fatalf("%d functions left after down to zero (%v)", left, err)
+	}
 	if ok, _ := db.Current(ctx, conn); ok {
 		t.Fatal("current after down")
 	}
@@ -58,9 +63,18 @@ func TestUpDownUp(t *testing.T) {
 	if err != nil || len(again) != 0 {
 		t.Fatalf("second up applied %v %v", again, err)
 	}
+	fns, err := db.Functions()
+	if err != nil || len(fns) == 0 {
+		t.Fatalf("function files: %v", err)
+	}
 	st, err := db.Status(ctx, conn)
-	if err != nil || len(st) != len(all) || !st[0].Applied || st[0].AppliedAt == nil {
+	if err != nil || len(st) != len(all)+len(fns) || !st[0].Applied || st[0].AppliedAt == nil {
 		t.Fatalf("status %+v %v", st, err)
+	}
+	for _, s := range st[len(all):] {
+		if !s.Function || !s.Applied {
+			t.Fatalf("function file %+v not applied", s)
+		}
 	}
 	// Seed data of the migrations is back: account types and roles.
 	var types int
@@ -122,5 +136,63 @@ func TestDownKeepsTheAuditLog(t *testing.T) {
 	}
 	if done, err := db.DownDestroyingData(ctx, conn, 1); err != nil || len(done) != 1 || done[0] != db.AuditLogMigration {
 		t.Fatalf("down of 0001 destroying data: %v %v", done, err)
+	}
+}
+
+// A function file is applied again when its text differs from what the
+// database last applied (a new release changed the rule), and only then; a
+// file is applied in the same transaction as its record.
+func TestFunctionFilesApplyWhenChanged(t *testing.T) {
+	ctx := context.Background()
+	conn := testdb.New(t)
+	fns, err := db.Functions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var post db.Function
+	for _, f := range fns {
+		if f.Name == "post_batch" {
+			post = f
+		}
+	}
+	if post.Body == "" {
+		t.Fatal("no post_batch.sql")
+	}
+	// The database holds an older text of money_text, recorded under
+	// another checksum.
+	conn.MustExec(`CREATE OR REPLACE FUNCTION money_text(amount numeric, currency text) RETURNS text LANGUAGE sql AS $$ SELECT 'old' $$`)
+	conn.MustExec(`UPDATE schema_functions SET checksum = 'old' WHERE name = 'money_text'`)
+	st, err := db.Status(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := 0
+	for _, s := range st {
+		if s.Function && !s.Applied {
+			pending++
+			if s.Name != "money_text" {
+				t.Fatalf("%s shown pending", s.Name)
+			}
+		}
+	}
+	if pending != 1 {
+		t.Fatalf("%d function files pending, want money_text", pending)
+	}
+	if _, err := db.Up(ctx, conn, 0); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := conn.Get(&got, `SELECT money_text(12.5, 'USD')`); err != nil || got != "$12.50" {
+		t.Fatalf("money_text after up: %q %v", got, err)
+	}
+	// Unchanged files are not applied again: their applied_at stays.
+	var before, after time.Time
+	conn.Get(&before, `SELECT applied_at FROM schema_functions WHERE name = 'post_batch'`)
+	if _, err := db.Up(ctx, conn, 0); err != nil {
+		t.Fatal(err)
+	}
+	conn.Get(&after, `SELECT applied_at FROM schema_functions WHERE name = 'post_batch'`)
+	if !after.Equal(before) {
+		t.Fatal("an unchanged function file was applied again")
 	}
 }

@@ -19,12 +19,12 @@ import (
 var AppendOnlyTables = []string{"transactions", "audit_log", "audit_chain", "notification_feed", "scheduled_transfer_runs"}
 
 // ReadOnlyTables are the owner's bookkeeping, which the runtime role may only
-// read: the migrations applied (a role that could write it could make the
-// schema look newer or older) and the sealer's horizon (only event_seal(),
+// read: the migrations and function files applied (a role that could write
+// them could make the schema look newer or older) and the sealer's horizon (only event_seal(),
 // which runs as the owner, moves it; a runtime role that could would make
 // rows below it never sealed).
 // A table listed here that does not exist (yet) is skipped.
-var ReadOnlyTables = []string{"schema_migrations", "event_sealer"}
+var ReadOnlyTables = []string{"schema_migrations", "schema_functions", "event_sealer"}
 
 // KeptTables hold rows that change but are never removed: a user is
 // deactivated, an account closed, a scheduled transfer cancelled, never

@@ -9,19 +9,19 @@
 -- reads it from the database. Like the load driver, 5% of the transfers ask
 -- for more than any balance and are refused (the API's 422).
 --
--- transfer_money(...) (since migration 0016 the batch function with one
--- entry) locks both accounts in id order in one statement, reads the
--- Idempotency-Key, checks ownership, state, currency and funds, moves the
--- money, writes both ledger rows, the recipient's notification and the audit
--- row, and stores the answer under the key, in the statement's own
--- transaction. A refusal (the 5% overdrafts) stores nothing and answers its
--- code, which the API turns into a 422. The API sends the same work for many
--- concurrent transfers at once (transfer_money_batch), which this script,
--- one transfer per transaction, does not.
+-- post_batch(...) (migrations/functions/post_batch.sql), with one entry,
+-- locks both accounts (SKIP LOCKED: a held one would answer 'busy', which
+-- the API sends again), reads the key, checks ownership, state, currency
+-- and funds, moves the money, writes both ledger rows, the recipient's
+-- notification and the audit row, and stores the answer under the key, in
+-- the statement's own transaction. A refusal (the 5% overdrafts) stores
+-- nothing and answers its code, which the API turns into a 422. The API
+-- sends the same function the postings of many concurrent requests at once,
+-- which this script, one transfer per transaction, does not.
 --
--- Since migration 0013 a transfer to another customer also counts against the
--- sender's daily limit (the last argument: the limit bench.sh gives serve,
--- high enough that the load never reaches it, so both sides do the same work).
+-- A transfer to another customer also counts against the sender's daily
+-- limit (the 12th argument: the limit bench.sh gives serve, high enough
+-- that the load never reaches it, so both sides do the same work).
 --
 -- The token check of the API's request (answered from the session cache)
 -- has no counterpart here: the sender's user id is read instead.
@@ -34,9 +34,11 @@
 -- One round trip, as the API's: the sender and both numbers are looked up
 -- inside the same statement (the API knows the user from its token and the
 -- numbers from the request).
-SELECT replayed, body, refused FROM transfer_money(
-    (SELECT user_id FROM accounts WHERE id = :from_id),
-    (SELECT account_number FROM accounts WHERE id = :from_id),
-    (SELECT account_number FROM accounts WHERE id = :to_id),
-    :amount::numeric / 100, 'pgbench',
-    'pgb-' || gen_random_uuid()::text, md5(:from_id || '|' || :to_id || '|' || :amount), now(), '24h', NULL, 1000000000.00);
+SELECT ord, replayed, body, refused FROM post_batch(
+    ARRAY['transfer'],
+    ARRAY[(SELECT user_id FROM accounts WHERE id = :from_id)],
+    ARRAY[(SELECT account_number FROM accounts WHERE id = :from_id)],
+    ARRAY[(SELECT account_number FROM accounts WHERE id = :to_id)],
+    ARRAY[NULL::bigint], ARRAY[:amount::numeric / 100], ARRAY['pgbench'],
+    ARRAY['pgb-' || gen_random_uuid()::text], ARRAY[md5(:from_id || '|' || :to_id || '|' || :amount)], ARRAY[NULL::timestamptz],
+    '24h', 1000000000.00, NULL, false);
