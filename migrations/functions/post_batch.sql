@@ -40,8 +40,9 @@
 -- bounds those waits (lock_timeout, for this transaction): what is left of
 -- the earliest deadline among the batch's callers.
 --
--- The rows are read again after they are locked, in a statement of their
--- own (a fresh snapshot): a holder deactivated, an account closed or a role
+-- The rows are read by the statement that locks them, without waiting, so
+-- what it reads is what committed last (with p_wait, after the statement
+-- that waited for them): a holder deactivated, an account closed or a role
 -- changed by a transaction that committed meanwhile is seen.
 --
 -- Refusals are answers, not errors: the entry moves nothing, stores no key,
@@ -90,7 +91,6 @@ DECLARE
     q_status text[] := '{}';
     q_created timestamptz[] := '{}';
     q_expires timestamptz[] := '{}';
-    locked_q bigint[];
     busy_q bigint[] := '{}';
     -- The batch's accounts, as locked, with their holders: parallel arrays,
     -- looked up by number or id.
@@ -104,7 +104,6 @@ DECLARE
     a_customer boolean[] := '{}';
     a_limit numeric[] := '{}';
     a_moved boolean[] := '{}';
-    locked_a bigint[];
     named text[];
     busy_a text[] := '{}';
     -- Stored keys, by entry.
@@ -162,18 +161,20 @@ BEGIN
     END IF;
 
     -- Money requests first (an answer to a request locks it, then its
-    -- accounts, as declining and expiring do).
+    -- accounts, as declining and expiring do). Each lock is taken and the
+    -- rows read in one statement, with SKIP LOCKED; when waiting, the rows
+    -- are first locked in a statement of its own (in id order, waiting as
+    -- long as lock_timeout allows), so the reading statement, which a lock
+    -- this transaction holds never holds back, sees them as committed once
+    -- their holders were done.
     IF cardinality(array_remove(p_request, NULL)) > 0 THEN
         IF p_wait THEN
-            locked_q := ARRAY(SELECT mr.id FROM money_requests mr WHERE mr.id = ANY (p_request) ORDER BY mr.id FOR UPDATE);
-        ELSE
-            locked_q := ARRAY(SELECT mr.id FROM money_requests mr WHERE mr.id = ANY (p_request) ORDER BY mr.id FOR UPDATE SKIP LOCKED);
-            busy_q := ARRAY(SELECT mr.id FROM money_requests mr WHERE mr.id = ANY (p_request) AND mr.id <> ALL (locked_q));
+            PERFORM 1 FROM money_requests mr WHERE mr.id = ANY (p_request) ORDER BY mr.id FOR UPDATE;
         END IF;
         FOR r IN
             SELECT mr.id, mr.recipient_account_id, mr.requester_account_id, mr.recipient_user_id, mr.requester_user_id,
                 mr.amount, mr.description, mr.status, mr.created_at, mr.expires_at
-            FROM money_requests mr WHERE mr.id = ANY (locked_q)
+            FROM money_requests mr WHERE mr.id = ANY (p_request) ORDER BY mr.id FOR UPDATE SKIP LOCKED
         LOOP
             q_id := q_id || r.id;
             q_payer_acct := q_payer_acct || r.recipient_account_id;
@@ -186,22 +187,27 @@ BEGIN
             q_created := q_created || r.created_at;
             q_expires := q_expires || r.expires_at;
         END LOOP;
+        IF NOT (array_remove(p_request, NULL) <@ q_id) THEN
+            -- Named requests that exist but were not locked: another
+            -- transaction holds them.
+            busy_q := ARRAY(SELECT mr.id FROM money_requests mr WHERE mr.id = ANY (p_request) AND mr.id <> ALL (q_id));
+        END IF;
     END IF;
 
-    -- Every account the batch names, by number or through a request.
+    -- Every account the batch names, by number or through a request, with
+    -- its holder.
     named := array_remove(p_from || p_to, NULL);
     IF p_wait THEN
-        locked_a := ARRAY(SELECT ac.id FROM accounts ac
-            WHERE ac.account_number = ANY (named) OR ac.id = ANY (q_payer_acct || q_payee_acct) ORDER BY ac.id FOR UPDATE);
-    ELSE
-        locked_a := ARRAY(SELECT ac.id FROM accounts ac
-            WHERE ac.account_number = ANY (named) OR ac.id = ANY (q_payer_acct || q_payee_acct) ORDER BY ac.id FOR UPDATE SKIP LOCKED);
+        PERFORM 1 FROM accounts ac WHERE ac.account_number = ANY (named) OR ac.id = ANY (q_payer_acct || q_payee_acct)
+            ORDER BY ac.id FOR UPDATE;
     END IF;
     FOR r IN
         SELECT ac.id, ac.user_id, ac.account_number, ac.currency::text AS currency, ac.balance, ac.closed_at IS NOT NULL AS closed,
             u.is_active, ro.name = 'User' AS customer, u.daily_transfer_limit
         FROM accounts ac JOIN users u ON u.id = ac.user_id JOIN roles ro ON ro.id = u.role_id
-        WHERE ac.id = ANY (locked_a)
+        WHERE ac.account_number = ANY (named) OR ac.id = ANY (q_payer_acct || q_payee_acct)
+        ORDER BY ac.id
+        FOR UPDATE OF ac SKIP LOCKED
     LOOP
         a_num := a_num || r.account_number;
         a_id := a_id || r.id;
@@ -214,12 +220,12 @@ BEGIN
         a_limit := a_limit || r.daily_transfer_limit;
         a_moved := a_moved || false;
     END LOOP;
-    IF NOT p_wait AND NOT (named <@ a_num) THEN
+    IF NOT (named <@ a_num) THEN
         -- Named accounts that exist but were not locked: another
         -- transaction holds them. (The accounts of a request always exist:
         -- one not locked is busy.)
         busy_a := ARRAY(SELECT ac.account_number FROM accounts ac
-            WHERE ac.account_number = ANY (named) AND ac.id <> ALL (locked_a));
+            WHERE ac.account_number = ANY (named) AND ac.account_number <> ALL (a_num));
     END IF;
 
     FOR r IN

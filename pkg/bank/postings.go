@@ -46,7 +46,10 @@ import (
 //     attempt may still hold, until PostgreSQL answers: the stored answer of
 //     what committed, or the postings made now, once. Only when the
 //     database cannot be reached for resolveWindow is a caller told
-//     outcome_unknown (503), with the key to ask again with.
+//     outcome_unknown (503), with the key to ask again with. (database/sql
+//     itself sends a statement again on another connection only when
+//     lib/pq finds its connection bad before sending it, driver.ErrBadConn;
+//     either way a posting sent twice is made once, by its key.)
 //
 // No head-of-line blocking: postings wait in a queue and go to PostgreSQL in
 // batches (at most Settings.TransferBatch postings, Settings.TransferBatch

@@ -557,7 +557,7 @@ export interface paths {
         put?: never;
         /**
          * Deposit money into any customer's open account
-         * @description Admin only (403 for a User). Writes a CREDIT ledger row (description `Deposit` when none is given), an audit row and a notification to the holder, in one transaction. Also `meridian account deposit <number> <amount>`.
+         * @description Admin only (403 for a User). Writes a CREDIT ledger row (description `Deposit` when none is given), an audit row and a notification to the holder, in one transaction. Also `meridian account deposit <number> <amount>`. Takes an `Idempotency-Key` like a transfer (`--idempotency-key` on the command line).
          */
         post: operations["deposit"];
         delete?: never;
@@ -577,7 +577,7 @@ export interface paths {
         put?: never;
         /**
          * Withdraw money from any customer's open account
-         * @description Admin only (403 for a User). Writes a DEBIT ledger row (description `Withdrawal` when none is given), an audit row and a notification to the holder, in one transaction. Also `meridian account withdraw <number> <amount>`.
+         * @description Admin only (403 for a User). Writes a DEBIT ledger row (description `Withdrawal` when none is given), an audit row and a notification to the holder, in one transaction. Also `meridian account withdraw <number> <amount>`. Takes an `Idempotency-Key` like a transfer (`--idempotency-key` on the command line).
          */
         post: operations["withdraw"];
         delete?: never;
@@ -945,7 +945,7 @@ export interface paths {
         get?: never;
         /**
          * Pay a money request
-         * @description Role User only (403 for an Admin). Only the owner of `recipient_id`. The payment and the status change commit together.
+         * @description Role User only (403 for an Admin). Only the owner of `recipient_id`. The payment, its count against the daily limit, the status change, the requester's notification and the audit row commit together, as one posting (the same SQL function as a transfer). Takes an `Idempotency-Key` like a transfer.
          */
         put: operations["acceptMoneyRequest"];
         post?: never;
@@ -1852,6 +1852,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The answer is always the truth. `timeout`: the request's deadline (`request_timeout`) passed before it could be made (a lock another transaction held the account, say); nothing changed, send it again. `outcome_unknown`: the connection to the database broke while the request was being committed and the database could not be reached again to learn the outcome; the `Idempotency-Key` response header (and the message) holds the key: send the same request again with it, and the answer tells what happened, moving nothing twice. Sent with Retry-After. */
+        PostingUnavailable: {
+            headers: {
+                "Idempotency-Key": components["headers"]["IdempotencyKey"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description Page size: default 100, at most 1000. */
@@ -1866,11 +1876,16 @@ export interface components {
         TransactionTypeQuery: "DEBIT" | "CREDIT" | "debit" | "credit";
         /** @description A positive integer id. */
         IdPath: number;
-        /** @description Makes the transfer safe to retry: the same key with the same body within 24 hours answers the first result again (with the header `Idempotent-Replayed: true`) and moves no money; with a different body, 409. A refused transfer keeps the key free. */
+        /** @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first result again (with the header `Idempotent-Replayed: true`) and moves no money; with a different request (or another kind of request), 409 `idempotency_key_reused`. A refused request keeps the key free. Keys are the caller's own. Without one the server makes one and answers it in the `Idempotency-Key` response header: it is what to send again after a 503 `outcome_unknown`. */
         IdempotencyKey: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The key this answer is stored under for 24 hours: the client's `Idempotency-Key`, or one the server made. Sending the same request again with it answers this result again and moves nothing. */
+        IdempotencyKey: string;
+        /** @description `true` when this is the stored answer to an Idempotency-Key already used; no money moved. */
+        IdempotentReplayed: "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2655,7 +2670,10 @@ export interface operations {
     deposit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first result again (with the header `Idempotent-Replayed: true`) and moves no money; with a different request (or another kind of request), 409 `idempotency_key_reused`. A refused request keeps the key free. Keys are the caller's own. Without one the server makes one and answers it in the `Idempotency-Key` response header: it is what to send again after a 503 `outcome_unknown`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The account's number; one that cannot be an account number answers 404. */
                 account_number: components["schemas"]["AccountNumber"];
@@ -2671,6 +2689,8 @@ export interface operations {
             /** @description The CREDIT ledger row. */
             201: {
                 headers: {
+                    "Idempotency-Key": components["headers"]["IdempotencyKey"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2683,16 +2703,22 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `account_not_found` (Account not found). */
             404: components["responses"]["NotFound"];
+            /** @description `idempotency_key_reused`: the Idempotency-Key was already used with a different request. */
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             /** @description `account_closed` (This account is closed); `holder_not_customer` (This account's holder is an administrator; only a customer's account takes deposits). */
             422: components["responses"]["Unprocessable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["PostingUnavailable"];
         };
     };
     withdraw: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first result again (with the header `Idempotent-Replayed: true`) and moves no money; with a different request (or another kind of request), 409 `idempotency_key_reused`. A refused request keeps the key free. Keys are the caller's own. Without one the server makes one and answers it in the `Idempotency-Key` response header: it is what to send again after a 503 `outcome_unknown`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The account's number; one that cannot be an account number answers 404. */
                 account_number: components["schemas"]["AccountNumber"];
@@ -2708,6 +2734,8 @@ export interface operations {
             /** @description The DEBIT ledger row. */
             201: {
                 headers: {
+                    "Idempotency-Key": components["headers"]["IdempotencyKey"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2720,10 +2748,13 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `account_not_found` (Account not found). */
             404: components["responses"]["NotFound"];
+            /** @description `idempotency_key_reused`: the Idempotency-Key was already used with a different request. */
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             /** @description `account_closed` (This account is closed); `insufficient_funds` (Insufficient funds). */
             422: components["responses"]["Unprocessable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["PostingUnavailable"];
         };
     };
     getAdminSummary: {
@@ -3044,7 +3075,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the transfer safe to retry: the same key with the same body within 24 hours answers the first result again (with the header `Idempotent-Replayed: true`) and moves no money; with a different body, 409. A refused transfer keeps the key free. */
+                /** @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first result again (with the header `Idempotent-Replayed: true`) and moves no money; with a different request (or another kind of request), 409 `idempotency_key_reused`. A refused request keeps the key free. Keys are the caller's own. Without one the server makes one and answers it in the `Idempotency-Key` response header: it is what to send again after a 503 `outcome_unknown`. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -3059,8 +3090,8 @@ export interface operations {
             /** @description Transferred (or, for a repeated Idempotency-Key, the first answer again, byte for byte). */
             201: {
                 headers: {
-                    /** @description `true` when this is the stored answer to an Idempotency-Key already used; no money moved. */
-                    "Idempotent-Replayed"?: "true";
+                    "Idempotency-Key": components["headers"]["IdempotencyKey"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3079,13 +3110,14 @@ export interface operations {
             /** @description Insufficient funds, the same account on both sides, different currencies, a closed recipient account, or a deactivated recipient; `daily_limit_exceeded` (Daily transfer limit exceeded): a transfer to another customer over the sender's daily limit in that currency (see `GET /api/user/limits`). */
             422: components["responses"]["Unprocessable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["PostingUnavailable"];
         };
     };
     transferMoneyAlias: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the transfer safe to retry: the same key with the same body within 24 hours answers the first result again (with the header `Idempotent-Replayed: true`) and moves no money; with a different body, 409. A refused transfer keeps the key free. */
+                /** @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first result again (with the header `Idempotent-Replayed: true`) and moves no money; with a different request (or another kind of request), 409 `idempotency_key_reused`. A refused request keeps the key free. Keys are the caller's own. Without one the server makes one and answers it in the `Idempotency-Key` response header: it is what to send again after a 503 `outcome_unknown`. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -3100,8 +3132,8 @@ export interface operations {
             /** @description Transferred (or, for a repeated Idempotency-Key, the first answer again, byte for byte). */
             201: {
                 headers: {
-                    /** @description `true` when this is the stored answer to an Idempotency-Key already used; no money moved. */
-                    "Idempotent-Replayed"?: "true";
+                    "Idempotency-Key": components["headers"]["IdempotencyKey"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3120,6 +3152,7 @@ export interface operations {
             /** @description Insufficient funds, the same account on both sides, different currencies, a closed recipient account, or a deactivated recipient; `daily_limit_exceeded` (Daily transfer limit exceeded): a transfer to another customer over the sender's daily limit in that currency (see `GET /api/user/limits`). */
             422: components["responses"]["Unprocessable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["PostingUnavailable"];
         };
     };
     getHistory: {
@@ -3347,7 +3380,10 @@ export interface operations {
     acceptMoneyRequest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first result again (with the header `Idempotent-Replayed: true`) and moves no money; with a different request (or another kind of request), 409 `idempotency_key_reused`. A refused request keeps the key free. Keys are the caller's own. Without one the server makes one and answers it in the `Idempotency-Key` response header: it is what to send again after a 503 `outcome_unknown`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: components["parameters"]["IdPath"];
@@ -3359,6 +3395,8 @@ export interface operations {
             /** @description Accepted and paid. */
             200: {
                 headers: {
+                    "Idempotency-Key": components["headers"]["IdempotencyKey"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3367,15 +3405,17 @@ export interface operations {
             };
             /** @description id is not a positive whole number. */
             400: components["responses"]["BadRequest"];
+            /** @description Also `user_deactivated`: the payer was deactivated meanwhile. */
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description Money request not found (missing, or not addressed to the caller). */
             404: components["responses"]["NotFound"];
-            /** @description The request is no longer pending (or has expired). */
+            /** @description The request is no longer pending (or has expired). `idempotency_key_reused`: the Idempotency-Key was already used with a different request. */
             409: components["responses"]["Conflict"];
             /** @description Insufficient funds or `daily_limit_exceeded` (Daily transfer limit exceeded: paying would pass the caller's daily limit); either way the request stays PENDING and nothing moves. Also a closed account, a deactivated requester, or different currencies. */
             422: components["responses"]["Unprocessable"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["PostingUnavailable"];
         };
     };
     declineMoneyRequest: {
