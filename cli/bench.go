@@ -279,6 +279,10 @@ func (a *app) benchPrint(r benchResult) error {
 	if res := r.Resolution; res != nil {
 		add("unknown outcomes", fmt.Sprintf("%d: %d had committed (replayed), %d committed on retry, %d refused, %d other, %d unresolved",
 			res.Uncertain, res.Replayed, res.CommittedNow, res.Refused, res.Other, res.Unresolved))
+		add("answers that said nothing changed, yet had committed", fmt.Sprint(res.Lies))
+		for _, l := range res.LieSamples {
+			add("lie", l)
+		}
 	}
 	if rd := r.Reads; rd != nil {
 		add("read requests/s", fmt.Sprintf("%.1f (%d in %.1f s, %d errors)", rd.PerSecond, rd.Requests, rd.Elapsed.Seconds(), rd.Errors))
@@ -319,6 +323,9 @@ func (a *app) benchPrint(r benchResult) error {
 	}
 	if r.Invariant != nil && !r.Invariant.OK {
 		return fmt.Errorf("the bank's invariant does not hold: %s", strings.Join(r.Invariant.Problems, "; "))
+	}
+	if res := r.Resolution; res != nil && res.Lies > 0 {
+		return fmt.Errorf("%d answers said that nothing had changed, yet their transfers had committed: %s", res.Lies, strings.Join(res.LieSamples, "; "))
 	}
 	return nil
 }

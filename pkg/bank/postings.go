@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -607,12 +608,26 @@ func (q *postQueue) run(batch []*queuedPosting) {
 		default:
 			q.answer(t, postAnswer{err: backstop(err)})
 		}
+	case neverSent(err):
+		// No connection could be made: nothing of the batch reached the
+		// database. Its postings wait in the queue, within their
+		// deadlines, for the database to come back.
+		for _, t := range batch {
+			q.requeue(t, true)
+		}
 	default:
 		// The connection broke, or the answer could not be read: the batch
 		// may have committed. Its callers wait while it is resolved.
 		q.resolved.Add(1)
 		go q.resolve(batch, err)
 	}
+}
+
+// neverSent reports an error from connecting (dialing) to the database:
+// the statement never left this process.
+func neverSent(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // deliver answers the postings of a batch that committed, and puts back

@@ -629,3 +629,33 @@ func TestPostingOutcomeUnknownThenTold(t *testing.T) {
 		t.Fatalf("bob holds %s, want 9.00: once", b)
 	}
 }
+
+// While no connection to the database can be made at all, nothing of a
+// posting is sent: it waits in the queue, and past its deadline it is
+// answered timeout (nothing changed, which is true); once the database is
+// back, postings go through.
+func TestPostingWaitsWhileTheDatabaseIsUnreachable(t *testing.T) {
+	t.Parallel()
+	s, d := newBreakableService(t)
+	alice, bob := newCustomer(t, s, "Alice Waits"), newCustomer(t, s, "Bob Waits")
+	from, to := openAccount(t, s, alice, "100.00"), openAccount(t, s, bob, "0")
+	d.down.Store(true)
+	s.db.SetMaxIdleConns(0) // every statement dials
+	in := TransferInput{AccountID: from.AccountNumber, ToAccountID: to.AccountNumber, Amount: 5_00}
+	dl, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	_, err := s.Transfer(dl, alice, in, "")
+	if codeOf(err) != "timeout" {
+		t.Fatalf("with the database out of reach: %v, want timeout", err)
+	}
+	if st := s.PostingStats(); st.Resolved != 0 || st.Unknown != 0 {
+		t.Fatalf("stats %+v: nothing was sent, so nothing is unknown", st)
+	}
+	d.down.Store(false)
+	if _, err := s.Transfer(ctx, alice, in, ""); err != nil {
+		t.Fatalf("once the database is back: %v", err)
+	}
+	if b := balanceOf(t, s, to.ID); b != 5_00 {
+		t.Fatalf("bob holds %s, want 5.00", b)
+	}
+}

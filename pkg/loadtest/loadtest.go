@@ -119,6 +119,20 @@ type pending struct {
 	session int
 	key     string
 	body    transferBody
+	// saidUndone: the server's answer said nothing had changed (503
+	// timeout or database_unavailable). If the transfer committed all the
+	// same, that answer was a lie (contract §5); Resolve counts them.
+	saidUndone bool
+}
+
+// saysUndone reports whether an error answer's code promises that nothing
+// changed: a client that believed it would send the transfer again without
+// its key.
+func saysUndone(body []byte) bool {
+	var e struct {
+		Code string `json:"code"`
+	}
+	return json.Unmarshal(body, &e) == nil && (e.Code == "timeout" || e.Code == "database_unavailable")
 }
 
 type transferBody struct {

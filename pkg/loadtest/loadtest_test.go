@@ -53,7 +53,8 @@ func TestPercentile(t *testing.T) {
 // fakeBank is a tiny in-memory stand-in for the API, with the behaviour the
 // driver relies on: tokens, 201/422, Idempotency-Key replays, and faults
 // (every lostEvery-th transfer commits but answers 500; every
-// failEvery-th answers 500 without committing).
+// failEvery-th answers 500 without committing; every lieEvery-th commits but
+// answers 503 timeout, "nothing was changed", which the driver must catch).
 type fakeBank struct {
 	mu        sync.Mutex
 	balances  map[string]money.Amount
@@ -66,7 +67,9 @@ type fakeBank struct {
 	requests  int
 	lostEvery int
 	failEvery int
+	lieEvery  int
 	lost      int
+	lies      int
 	pushes    map[string][]chan string // email -> websocket queues
 }
 
@@ -178,12 +181,21 @@ func (b *fakeBank) transfer(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	lose := b.lostEvery > 0 && n%b.lostEvery == 0
+	lie := !lose && b.lieEvery > 0 && n%b.lieEvery == 0
 	if lose {
 		b.lost++
+	}
+	if lie {
+		b.lies++
 	}
 	b.mu.Unlock()
 	if lose {
 		w.WriteHeader(http.StatusInternalServerError)
+		return
+	}
+	if lie { // committed, yet answered as if nothing had changed
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(`{"error":"The request took too long and was cancelled; nothing was changed. Please try again","code":"timeout"}`))
 		return
 	}
 	w.WriteHeader(http.StatusCreated)
@@ -234,7 +246,7 @@ func fakeCustomers(n int) []Customer {
 func TestTransfersAndResolve(t *testing.T) {
 	cs := fakeCustomers(6)
 	bank := newFakeBank(cs)
-	bank.lostEvery, bank.failEvery = 37, 53
+	bank.lostEvery, bank.failEvery, bank.lieEvery = 37, 53, 41
 	srv := httptest.NewServer(bank.handler())
 	defer srv.Close()
 
@@ -260,7 +272,7 @@ func TestTransfersAndResolve(t *testing.T) {
 	if rep.Refused == 0 || rep.Transfers == 0 {
 		t.Fatalf("expected both 201s and 422s (overdrafts): %+v", rep.Status)
 	}
-	if rep.Errors != rep.Status["500"] || rep.Uncertain != rep.Errors {
+	if rep.Errors != rep.Status["500"]+rep.Status["503"] || rep.Uncertain != rep.Errors {
 		t.Fatalf("every 500 is an error with an unknown outcome: %+v", rep)
 	}
 	if rep.Latency.Count != rep.Requests || rep.Latency.P50 <= 0 || rep.Latency.Max < rep.Latency.P99 {
@@ -275,14 +287,17 @@ func TestTransfersAndResolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	bank.mu.Lock()
-	lost := bank.lost
+	lost, lies := bank.lost, bank.lies
 	committed := len(bank.committed)
 	bank.mu.Unlock()
 	if res.Uncertain != rep.Uncertain || res.Unresolved != 0 || res.Other != 0 {
 		t.Fatalf("resolution %+v", res)
 	}
-	if res.Replayed != lost {
-		t.Fatalf("%d answers were lost after commit, Resolve found %d replays", lost, res.Replayed)
+	if res.Replayed != lost+lies {
+		t.Fatalf("%d answers were lost after commit and %d said nothing changed, Resolve found %d replays", lost, lies, res.Replayed)
+	}
+	if res.Lies != lies || lies == 0 {
+		t.Fatalf("the bank answered %d committed transfers 503 timeout; Resolve found %d lies", lies, res.Lies)
 	}
 	// Exactly once: the driver's committed set is the bank's.
 	got := d.Committed()

@@ -142,6 +142,7 @@ func (d *Driver) RunTransfers(ctx context.Context) (*Report, error) {
 					}
 				case status >= 500:
 					rec.errorSample(fmt.Sprintf("HTTP %d: %s", status, snippet(resp)))
+					p.saidUndone = saysUndone(resp)
 					uncertain[w] = append(uncertain[w], p)
 				case status != http.StatusUnprocessableEntity:
 					rec.errorSample(fmt.Sprintf("HTTP %d: %s", status, snippet(resp)))
@@ -232,6 +233,11 @@ type Resolution struct {
 	OtherSamples []string `json:"other_samples,omitempty"`
 	// Unresolved: still no definite answer when ctx ended.
 	Unresolved int `json:"unresolved"`
+	// Lies: replayed, so committed, although the first answer said that
+	// nothing had changed (503 timeout or database_unavailable). Contract
+	// §5 allows none: a client that believed it would pay twice.
+	Lies       int      `json:"lies"`
+	LieSamples []string `json:"lie_samples,omitempty"`
 }
 
 // Resolve repeats every transfer whose outcome is unknown with its own
@@ -273,6 +279,12 @@ func (d *Driver) Resolve(ctx context.Context) (*Resolution, error) {
 				} else {
 					if replayed {
 						res.Replayed++
+						if p.saidUndone {
+							res.Lies++
+							if len(res.LieSamples) < maxErrorSamples {
+								res.LieSamples = append(res.LieSamples, fmt.Sprintf("key %s: answered that nothing changed, yet transaction %d had committed", p.key, id))
+							}
+						}
 					} else {
 						res.CommittedNow++
 					}

@@ -420,6 +420,11 @@ func failover(ctx context.Context, t *testing.T, c *cluster, owner *sqlx.DB, loa
 		t.Errorf("after the failover, %d transfers have no definite answer and %d answered unexpectedly: %v",
 			resolution.Unresolved, resolution.Other, resolution.OtherSamples)
 	}
+	// Contract §5: an answer that said nothing had changed stands for a
+	// transfer that did not commit.
+	if resolution.Lies > 0 {
+		t.Errorf("%d answers said that nothing had changed, yet had committed: %v", resolution.Lies, resolution.LieSamples)
+	}
 
 	// The ledger, on the new primary (the promoted standby).
 	newPrimary, err := db.Open(ctx, c.env["OWNER_STANDBY_URL"])

@@ -205,6 +205,11 @@ func TestCrashUnderLoad(t *testing.T) {
 	if resolution.Other > 0 {
 		t.Errorf("retrying with the same Idempotency-Key and body gave unexpected answers: %v", resolution.OtherSamples)
 	}
+	// Contract §5: an answer that said nothing had changed stands for a
+	// transfer that did not commit.
+	if resolution.Lies > 0 {
+		t.Errorf("%d answers said that nothing had changed, yet had committed: %v", resolution.Lies, resolution.LieSamples)
+	}
 
 	committed := d.Committed()
 	exact := mark.MaxTransactionID
