@@ -138,7 +138,7 @@ func BenchmarkSeal(b *testing.B) {
 }
 
 // BenchmarkTransferConcurrent sends from 32 clients at once, as the load
-// test does, so the transfers go in batches (transferbatch.go); ns/op is the
+// test does, so the transfers go in batches (postings.go); ns/op is the
 // time per transfer, and transfers/batch the mean batch.
 func BenchmarkTransferConcurrent(b *testing.B) {
 	s := newService(b)

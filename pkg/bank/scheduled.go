@@ -23,16 +23,19 @@ import (
 // exactly once, whatever the number of instances and restarts:
 //
 //   - Each occurrence is one transaction: it claims the series' row with
-//     FOR UPDATE SKIP LOCKED (another instance takes another row), runs the
-//     transfer with transfer_money inside that same transaction (the very
-//     statement Service.Transfer sends, after the same checks, under the key
+//     FOR UPDATE SKIP LOCKED (another instance takes another row), makes the
+//     transfer as a posting (post_batch, postings.go) inside that same
+//     transaction (after the same checks as Service.Transfer, under the key
 //     scheduled:<id>:<occurrence>), writes the run row (unique per series and
 //     occurrence), advances next_run_at and notifies the owner. Either all
 //     of it commits or none of it: a crash anywhere leaves the occurrence
 //     due, and the next claim runs it as if for the first time. Nothing
-//     hangs on the Idempotency-Key (purged after 24 h, and treated as new
-//     past that window by transfer_money), so a series left unattended for
-//     days cannot pay twice.
+//     hangs on the key (purged after 24 h, and treated as new past that
+//     window by post_batch), so a series left unattended for days cannot
+//     pay twice. The run row, kept for ever, is what makes it once.
+//   - An occurrence whose account another transaction holds is not waited
+//     for: the pass goes on with the others and tries it again at its end,
+//     for a moment (schedulerBusyWait), then at the next pass.
 //   - A refused run (insufficient funds, the daily limit, a closed or
 //     deactivated account...) is recorded as failed with the refusal's
 //     sentence, the owner is told, and the series goes on.

@@ -50,7 +50,7 @@ type Settings struct {
 	// their own (limits.go). <= 0: DefaultDailyTransferLimit.
 	DailyTransferLimit money.Amount
 	// TransferBatch is config transfer_batch: the most transfers sent to
-	// the database in one transaction (transferbatch.go); <= 0:
+	// the database in one transaction (postings.go); <= 0:
 	// DefaultTransferBatch, 1: each transfer alone. TransferBatchWorkers
 	// is config transfer_batch_workers: batches in flight at once; <= 0:
 	// DefaultTransferBatchWorkers.
