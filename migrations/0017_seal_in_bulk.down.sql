@@ -1,5 +1,8 @@
 -- Back to 0004's event_seal: planned at every seal, one INSERT per audit link.
-CREATE OR REPLACE FUNCTION event_seal(OUT notif_seq bigint, OUT audit_seq bigint, OUT sealed_notifications json)
+-- Dropped first: migrations/functions/event_seal.sql has given it another
+-- OUT parameter since, which CREATE OR REPLACE cannot take away.
+DROP FUNCTION IF EXISTS event_seal();
+CREATE FUNCTION event_seal(OUT notif_seq bigint, OUT audit_seq bigint, OUT sealed_notifications json)
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, public
 SET plan_cache_mode = force_custom_plan

@@ -54,7 +54,7 @@ func newMetrics(svc *bank.Service) *Metrics {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "meridian_ws_dropped_total", Help: "WebSocket clients dropped for being too slow."},
 			func() float64 { return float64(m.drops.Load()) }))
 	if svc != nil {
-		m.reg.MustRegister(poolsCollector{svc}, replicasCollector{svc}, schedulerCollector{svc}, postingCollector{svc})
+		m.reg.MustRegister(poolsCollector{svc}, replicasCollector{svc}, schedulerCollector{svc}, postingCollector{svc}, sealerCollector{svc})
 	}
 	m.handler = adaptor.HTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
 	return m
@@ -200,6 +200,18 @@ func (c postingCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(postingBatchesResolved, prometheus.CounterValue, float64(st.Resolved))
 	ch <- prometheus.MustNewConstMetric(postingsUnknown, prometheus.CounterValue, float64(st.Unknown))
 	ch <- prometheus.MustNewConstMetric(postingPanics, prometheus.CounterValue, float64(st.Panics))
+}
+
+var sealerForeignLinks = prometheus.NewDesc("meridian_sealer_foreign_links_total",
+	"Links of the audit chain or entries of the notification feed that no seal wrote, found (and sealed on after) by this instance's sealer; run meridian audit-log verify.", nil, nil)
+
+// sealerCollector reads what this instance's sealer found at each scrape.
+type sealerCollector struct{ svc *bank.Service }
+
+func (sealerCollector) Describe(ch chan<- *prometheus.Desc) { ch <- sealerForeignLinks }
+
+func (c sealerCollector) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(sealerForeignLinks, prometheus.CounterValue, float64(c.svc.SealerForeignLinks()))
 }
 
 // Metrics returns the server's figures, for other parts to add theirs.

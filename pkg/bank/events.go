@@ -55,6 +55,11 @@ type Sealed struct {
 	AuditSeq        int64
 	// Notifications are the ones this seal added to the feed, in seq order.
 	Notifications []FeedNotification
+	// ForeignLinks counts the links of the audit chain and entries of the
+	// notification feed this seal found above the sealer's head, which no
+	// seal wrote: the seal went on after them (audit-log verify names the
+	// first link that does not verify).
+	ForeignLinks int64
 }
 
 // Seal seals every committed audit and notification row not sealed yet, in
@@ -65,9 +70,13 @@ type Sealed struct {
 func (s *Service) Seal(ctx context.Context) (Sealed, error) {
 	var r Sealed
 	var feed []byte
-	err := s.db.QueryRowContext(ctx, `SELECT notif_seq, audit_seq, sealed_notifications FROM event_seal()`).Scan(&r.NotificationSeq, &r.AuditSeq, &feed)
+	err := s.db.QueryRowContext(ctx, `SELECT notif_seq, audit_seq, sealed_notifications, foreign_links FROM event_seal()`).
+		Scan(&r.NotificationSeq, &r.AuditSeq, &feed, &r.ForeignLinks)
 	if err != nil {
 		return r, errs.Wrap(err, "seal events")
+	}
+	if r.ForeignLinks > 0 {
+		s.sealerForeign.Add(r.ForeignLinks)
 	}
 	if len(feed) > 0 {
 		if err := json.Unmarshal(feed, &r.Notifications); err != nil {
@@ -76,6 +85,10 @@ func (s *Service) Seal(ctx context.Context) (Sealed, error) {
 	}
 	return r, nil
 }
+
+// SealerForeignLinks counts the links no seal wrote that this process's
+// seals found (Sealed.ForeignLinks), for /metrics.
+func (s *Service) SealerForeignLinks() int64 { return s.sealerForeign.Load() }
 
 // SealedHere delivers the notifications each seal of RunSealer added to the
 // feed, in seq order, once that seal has committed: the WebSocket hub of the
@@ -122,6 +135,10 @@ func (s *Service) RunSealer(ctx context.Context, interval time.Duration, log *sl
 			case s.sealedHere <- sealed.Notifications:
 			default:
 			}
+		}
+		if err == nil && sealed.ForeignLinks > 0 {
+			log.Error("the sealer found links of the audit chain or the notification feed that no seal wrote, and sealed on after them; run meridian audit-log verify",
+				"foreign_links", sealed.ForeignLinks, "audit_seq", sealed.AuditSeq, "notification_seq", sealed.NotificationSeq)
 		}
 		switch {
 		case err != nil && ctx.Err() == nil && !failing:

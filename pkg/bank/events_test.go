@@ -23,6 +23,7 @@ import (
 	"meridian/pkg/db"
 	"meridian/pkg/errs"
 	"meridian/pkg/pgembed"
+	"meridian/pkg/testdb"
 )
 
 var discard = slog.New(slog.DiscardHandler)
@@ -524,6 +525,92 @@ func TestVerifyAuditChainFindsAnUnsealedRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantBad(t, s, forged, ids[len(ids)-1], ChainUnsealed)
+}
+
+// A link of the audit chain and an entry of the notification feed that no
+// seal wrote, at the very next seq (as a runtime role could insert one
+// before it lost the right): the sealer does not stall on them (it did,
+// on a duplicate key, for good), seals on after them, counts them once, and
+// verify names the foreign link.
+func TestSealerRecoversFromForeignLinks(t *testing.T) {
+	t.Parallel()
+	s, ids := chainWithRows(t)
+	var head, feedHead, forgedAudit, forgedNote int64
+	s.db.Get(&head, `SELECT audit_seq FROM event_sealer`)
+	s.db.Get(&feedHead, `SELECT notif_seq FROM event_sealer`)
+	if err := s.db.Get(&forgedAudit, `INSERT INTO audit_log (action_type, table_name, description) VALUES ('TEST', 'test', 'forged') RETURNING id`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Get(&forgedNote, `INSERT INTO notifications (user_id, message) VALUES (1, 'forged') RETURNING id`); err != nil {
+		t.Fatal(err)
+	}
+	asOwner(t, s,
+		fmt.Sprintf(`INSERT INTO audit_chain (seq, audit_id, hash) VALUES (%d, %d, sha256('forged'))`, head+1, forgedAudit),
+		fmt.Sprintf(`INSERT INTO notification_feed (seq, notification_id) VALUES (%d, %d)`, feedHead+1, forgedNote))
+	later := newCustomer(t, s, "Lena Later")
+	if err := notify(ctx, s.db, later.UserID, "sealed after the foreign entry"); err != nil {
+		t.Fatal(err)
+	}
+	sealed, err := s.Seal(ctx)
+	if err != nil {
+		t.Fatalf("the seal after a foreign link: %v", err)
+	}
+	if sealed.ForeignLinks != 2 || s.SealerForeignLinks() != 2 {
+		t.Fatalf("seal %+v (counted %d): want the two foreign links found", sealed, s.SealerForeignLinks())
+	}
+	if again, err := s.Seal(ctx); err != nil || again.ForeignLinks != 0 {
+		t.Fatalf("the next seal: %+v %v; want nothing foreign any more", again, err)
+	}
+	var unsealed int
+	s.db.Get(&unsealed, `SELECT count(*) FROM audit_log l WHERE NOT EXISTS (SELECT 1 FROM audit_chain c WHERE c.audit_id = l.id)`)
+	if unsealed != 0 {
+		t.Fatalf("%d audit rows left unsealed", unsealed)
+	}
+	feed, err := s.NotificationsAfter(ctx, feedHead+1, 100)
+	if err != nil || len(feed) != 1 || feed[0].Seq != feedHead+2 || feed[0].UserID != later.UserID {
+		t.Fatalf("the feed after the foreign entry: %+v %v", feed, err)
+	}
+	wantBad(t, s, forgedAudit, ids[len(ids)-1], ChainChanged)
+}
+
+// event_seal runs as the chain's owner (SECURITY DEFINER) with a
+// search_path that ends with pg_temp: a temporary table of the caller's
+// named like one of its tables is never read in its place. (With pg_temp
+// searched first, as it is unless named last, a runtime role's temporary
+// event_sealer made the real chain jump to seq 1001.)
+func TestSealIgnoresTheCallersTemporaryTables(t *testing.T) {
+	t.Parallel()
+	url := testdb.URL(t)
+	app, err := db.Open(ctx, testdb.AppURL(url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	conn, err := app.Connx(ctx) // temporary tables live in one session
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, q := range []string{
+		`CREATE TEMPORARY TABLE event_sealer (LIKE public.event_sealer)`,
+		`INSERT INTO pg_temp.event_sealer SELECT id, audit_horizon, 1000, audit_hash, audit_last_id, notif_horizon, 1000, sealed_at FROM public.event_sealer`,
+		`INSERT INTO audit_log (action_type, table_name, description) VALUES ('TEST', 'test', 'sealed by the caller')`,
+	} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var before int64
+	if err := conn.GetContext(ctx, &before, `SELECT audit_seq FROM public.event_sealer`); err != nil {
+		t.Fatal(err)
+	}
+	var seq int64
+	if err := conn.GetContext(ctx, &seq, `SELECT audit_seq FROM event_seal()`); err != nil {
+		t.Fatal(err)
+	}
+	if seq != before+1 {
+		t.Fatalf("the seal numbered up to %d; the chain's head was %d: it read the caller's table", seq, before)
+	}
 }
 
 func TestSealedTablesAreAppendOnly(t *testing.T) {

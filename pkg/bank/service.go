@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -63,21 +64,22 @@ type Settings struct {
 
 // Service is the bank. It is safe for concurrent use.
 type Service struct {
-	db         *sqlx.DB
-	tokens     *auth.Tokens
-	settings   Settings
-	now        func() time.Time
-	lookups    *RateLimiter
-	passwords  *auth.Passwords
-	sealPoke   chan struct{}           // a commit happened: RunSealer seals (events.go)
-	sealedHere chan []FeedNotification // what RunSealer sealed, for this process's hub
-	sessions   *sessionCache           // verified sessions, while revocations reach us (sessioncache.go)
-	seen       *seenSessions           // sessions used since the last flush of their last use (sessions.go)
-	twoFactor  twoFactorKeys           // keys of two-factor secrets and backup codes at rest (twofactor.go)
-	scheduler  schedulerCounters       // what the scheduler ran in this process (scheduled.go)
-	pdfRows    int                     // the most rows of a PDF statement (0: MaxPDFStatementRows; tests lower it)
-	reads      *db.Router              // read replicas (database_read_urls); nil: every read on db
-	postings   *postQueue              // every movement of money, sent in batches (postings.go)
+	db            *sqlx.DB
+	tokens        *auth.Tokens
+	settings      Settings
+	now           func() time.Time
+	lookups       *RateLimiter
+	passwords     *auth.Passwords
+	sealPoke      chan struct{}           // a commit happened: RunSealer seals (events.go)
+	sealedHere    chan []FeedNotification // what RunSealer sealed, for this process's hub
+	sealerForeign atomic.Int64            // links no seal wrote, found by this process's seals (events.go)
+	sessions      *sessionCache           // verified sessions, while revocations reach us (sessioncache.go)
+	seen          *seenSessions           // sessions used since the last flush of their last use (sessions.go)
+	twoFactor     twoFactorKeys           // keys of two-factor secrets and backup codes at rest (twofactor.go)
+	scheduler     schedulerCounters       // what the scheduler ran in this process (scheduled.go)
+	pdfRows       int                     // the most rows of a PDF statement (0: MaxPDFStatementRows; tests lower it)
+	reads         *db.Router              // read replicas (database_read_urls); nil: every read on db
+	postings      *postQueue              // every movement of money, sent in batches (postings.go)
 }
 
 // New returns a Service over db.

@@ -399,7 +399,7 @@ func down(ctx context.Context, db *sqlx.DB, n int, destroyData bool) ([]int, err
 }
 
 // functionName finds the functions a function file creates.
-var functionName = regexp.MustCompile(`(?i)CREATE\s+OR\s+REPLACE\s+FUNCTION\s+([a-z_][a-z0-9_]*)\s*\(`)
+var functionName = regexp.MustCompile(`(?i)CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+([a-z_][a-z0-9_]*)\s*\(`)
 
 // dropFunctionFiles drops every function the function files create, once
 // no migration is applied: down to zero leaves an empty schema, as before
