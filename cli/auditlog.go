@@ -13,8 +13,8 @@ import (
 
 func (a *app) auditLogCmd() *cobra.Command {
 	return group("audit-log", "Read and verify the audit log",
-		"  meridian audit-log tail -n 50\n  meridian audit-log verify",
-		a.auditTailCmd(nil), a.auditVerifyCmd(nil))
+		"  meridian audit-log tail -n 50\n  meridian audit-log verify --anchors /mnt/other-disk/meridian-anchors",
+		a.auditTailCmd(nil), a.auditVerifyCmd(nil), a.auditAnchorCmd(nil))
 }
 
 // printAudit prints rows oldest first: a table (header on the first batch),

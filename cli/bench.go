@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/spf13/cobra"
 
 	"meridian/pkg/bank"
@@ -156,7 +157,10 @@ func (a *app) runBench(ctx context.Context, o *benchOptions) error {
 	} else {
 		a.say("seeding %d customers with %d account(s) each...", o.users, o.accountsPerUser)
 		start := time.Now()
-		if _, err := e.svc.SeedBulk(ctx, bank.BulkOptions{Users: o.users, AccountsPerUser: o.accountsPerUser, Seed: o.seed, Force: o.force}); err != nil {
+		if err := e.withOwner(ctx, func(owner *sqlx.DB) error {
+			_, err := e.svc.SeedBulk(ctx, owner, bank.BulkOptions{Users: o.users, AccountsPerUser: o.accountsPerUser, Seed: o.seed, Force: o.force})
+			return err
+		}); err != nil {
 			return err
 		}
 		res.SeedSeconds = time.Since(start).Seconds()

@@ -230,6 +230,48 @@ func TestAuditLogVerify(t *testing.T) {
 	}
 }
 
+// A checkpoint written with audit-log anchor catches what the chain alone
+// cannot: a row rewritten and every link after it computed again by the
+// database's owner. verify names the head; with --anchors it exits 1.
+func TestAuditLogVerifyAnchors(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.ok("user", "create", "--name", "Ann Anchor", "--email", "ann@example.test", "--phone", "+1 555 0000", "--password", "password123")
+	dir := t.TempDir()
+	c.ok("audit-log", "anchor", "--dir", dir)
+	if out := c.ok("audit-log", "verify", "--anchors", dir); !strings.Contains(out, "intact") || !strings.Contains(out, "Head: link 1") ||
+		!strings.Contains(out, "extends all 1 checkpoints") {
+		t.Fatalf("verify --anchors printed %q", out)
+	}
+	conn, err := db.Open(context.Background(), c.base[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, q := range []string{
+		`ALTER TABLE audit_log DISABLE TRIGGER audit_log_no_update_delete`,
+		`UPDATE audit_log SET description = 'Created nobody'`,
+		`ALTER TABLE audit_log ENABLE TRIGGER audit_log_no_update_delete`,
+		`ALTER TABLE audit_chain DISABLE TRIGGER audit_chain_no_update_delete`,
+		`UPDATE audit_chain c SET hash = audit_digest('\x0000000000000000000000000000000000000000000000000000000000000000'::bytea,
+			l.id, l.actor_user_id, l.account_number, l.action_type, l.table_name, l.description, l.created_at)
+			FROM audit_log l WHERE l.id = c.audit_id AND c.seq = 1`,
+		`UPDATE event_sealer SET audit_hash = (SELECT hash FROM audit_chain WHERE seq = 1)`,
+		`ALTER TABLE audit_chain ENABLE TRIGGER audit_chain_no_update_delete`,
+	} {
+		if _, err := conn.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if out := c.ok("audit-log", "verify"); !strings.Contains(out, "intact") {
+		t.Fatalf("the chain alone should still verify (the test's premise): %q", out)
+	}
+	code, _, stderr := c.run("", "audit-log", "verify", "--anchors", dir)
+	if code != 1 || !strings.Contains(stderr, "rewritten") {
+		t.Fatalf("verify --anchors after a rewrite: exit %d, %q", code, stderr)
+	}
+}
+
 func TestSeedCommands(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)

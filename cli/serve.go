@@ -89,13 +89,16 @@ func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 	// Sessions' last use, written in the background in one UPDATE
 	// per flush, never by the requests themselves.
 	go func() { defer bg.Done(); e.svc.RunSessionsSeen(bgctx, 15*time.Second, e.log) }()
+	// Signed checkpoints of the audit chain's head, outside the database.
+	bg.Add(1)
+	go func() { defer bg.Done(); e.svc.RunAnchors(bgctx, e.cfg.AnchorInterval, e.cfg.AnchorDir, e.log) }()
 
 	ln, err := net.Listen("tcp", e.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s (addr): %w", e.cfg.Addr, err)
 	}
 	srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version, RequestTimeout: e.cfg.RequestTimeout,
-		TrustedProxies: e.cfg.TrustedProxies, AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser})
+		TrustedProxies: e.cfg.TrustedProxies, AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser, AnchorDir: e.cfg.AnchorDir})
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 

@@ -70,7 +70,7 @@ func (s *Server) auditLogs(c fiber.Ctx) error {
 }
 
 func (s *Server) verifyAuditLog(c fiber.Ctx) error {
-	rep, err := s.svc.VerifyAuditChain(c.Context(), actor(c))
+	rep, err := s.svc.VerifyAuditLog(c.Context(), actor(c), s.anchorDir, false)
 	if err != nil {
 		return err
 	}

@@ -79,8 +79,20 @@ func TestAuditLogVerifyAPI(t *testing.T) {
 	e.want(e.do("GET", "/api/admin/audit-logs/verify", c.Token, nil), 403, "a customer")
 	e.want(e.do("GET", "/api/admin/audit-logs/verify", "", nil), 401, "no token")
 	m := e.want(e.do("GET", "/api/admin/audit-logs/verify", adm.Token, nil), 200, "verify").JSON(t)
-	if m["ok"] != true || m["first_bad_id"] != nil || m["verified_through"] == nil || len(m) != 3 {
+	head, _ := m["head"].(map[string]any)
+	if m["ok"] != true || m["first_bad_id"] != nil || m["verified_through"] == nil || head["seq"] == nil || head["hash"] == nil || len(m) != 4 {
 		t.Fatalf("intact: %v", m)
+	}
+	// With checkpoints in the instance's anchor_dir, it checks the chain
+	// against them too.
+	dir := t.TempDir()
+	if _, wrote, err := e.svc.WriteAnchor(ctxBG, dir); err != nil || !wrote {
+		t.Fatalf("checkpoint: %v %v", wrote, err)
+	}
+	e.srv = New(e.svc, e.srv.hub, Options{Logger: quiet, Version: "test", AnchorDir: dir})
+	m = e.want(e.do("GET", "/api/admin/audit-logs/verify", adm.Token, nil), 200, "verify with checkpoints").JSON(t)
+	if anchors, _ := m["anchors"].(map[string]any); m["ok"] != true || anchors["ok"] != true || anchors["checked"] != float64(1) {
+		t.Fatalf("with a checkpoint: %v", m)
 	}
 	var id int64
 	// Tampering takes the owner's rights: the runtime role the server runs

@@ -34,6 +34,10 @@ type Options struct {
 	WSMaxPerUser int
 	// RequestTimeout is every request's deadline (request_timeout; 0: 10 s).
 	RequestTimeout time.Duration
+	// AnchorDir is where this instance writes the audit chain's
+	// checkpoints (anchor_dir): GET /api/admin/audit-logs/verify checks the
+	// chain against them.
+	AnchorDir string
 }
 
 // DefaultRequestTimeout is request_timeout's default.
@@ -41,12 +45,13 @@ const DefaultRequestTimeout = 10 * time.Second
 
 // Server is one serve instance's HTTP side.
 type Server struct {
-	app     *fiber.App
-	svc     *bank.Service
-	hub     *Hub
-	log     *slog.Logger
-	metrics *Metrics
-	version string
+	app       *fiber.App
+	svc       *bank.Service
+	anchorDir string
+	hub       *Hub
+	log       *slog.Logger
+	metrics   *Metrics
+	version   string
 	// trustedProxies: see Options.TrustedProxies and clientIP.
 	trustedProxies []netip.Prefix
 	// wsPingEvery is the keepalive period of WebSockets; the token is checked again at each.
@@ -75,7 +80,7 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 		o.RequestTimeout = DefaultRequestTimeout
 	}
 	s := &Server{svc: svc, hub: hub, log: o.Logger, version: o.Version, wsPingEvery: wsPingEvery,
-		trustedProxies: o.TrustedProxies, wsMaxPerUser: o.WSMaxPerUser, timeout: o.RequestTimeout}
+		trustedProxies: o.TrustedProxies, wsMaxPerUser: o.WSMaxPerUser, timeout: o.RequestTimeout, anchorDir: o.AnchorDir}
 	for _, origin := range o.AllowedOrigins {
 		s.allowedOrigins = append(s.allowedOrigins, strings.ToLower(strings.TrimRight(strings.TrimSpace(origin), "/")))
 	}

@@ -16,6 +16,10 @@
 --               addressed to them                       accounts are the request's)
 --   deposit     money comes in at the bank              p_to, p_amount
 --   withdrawal  money goes out at the bank              p_from, p_amount
+--   opening     an account's opening balance (the       p_to, p_amount
+--               actor's own account, customer_funding)
+--   adjustment  a customer's edit of their balance      p_to (up) or p_from
+--               (customer_funding)                      (down), p_amount
 -- p_actor is the user acting (the customer; the administrator of a deposit
 -- or withdrawal; NULL: the operator at the command line). Every entry
 -- carries a key (the client's Idempotency-Key, or one pkg/bank made), which
@@ -65,6 +69,12 @@ CREATE OR REPLACE FUNCTION post_batch(p_kind text[], p_actor bigint[], p_from te
         p_window interval, p_daily_limit numeric, p_lock_timeout_ms integer, p_wait boolean)
     RETURNS TABLE (ord int, replayed boolean, body text, refused text)
 LANGUAGE plpgsql
+-- It runs as the owner of the ledger: the runtime role may not write
+-- balances, ledger rows, keys or daily counts itself (pkg/db RuntimeGrants),
+-- only through this function, which writes the audit row of every posting.
+-- pg_temp last: a caller's temporary table never stands in for one of ours.
+SECURITY DEFINER
+SET search_path = pg_catalog, public, pg_temp
 -- Each statement is planned once per session, not at every call: planning
 -- statements over arrays costs more than running them. Every statement
 -- here reads by a key.
@@ -323,6 +333,19 @@ BEGIN
             ELSIF a_closed[s] THEN
                 o_refused[i] := 'this_account_closed';
             END IF;
+        WHEN 'opening', 'adjustment' THEN
+            -- The actor's own open account, up (p_to) or, for an
+            -- adjustment, down (p_from).
+            s := array_position(a_num, p_from[i]);
+            d := array_position(a_num, p_to[i]);
+            IF p_from[i] = ANY (busy_a) OR p_to[i] = ANY (busy_a) THEN
+                o_refused[i] := 'busy';
+            ELSIF (s IS NULL) = (d IS NULL) OR (p_kind[i] = 'opening' AND s IS NOT NULL)
+                OR a_user[coalesce(s, d)] IS DISTINCT FROM p_actor[i] THEN
+                o_refused[i] := 'account_not_found';
+            ELSIF a_closed[coalesce(s, d)] THEN
+                o_refused[i] := 'this_account_closed';
+            END IF;
         ELSE
             RAISE EXCEPTION 'post_batch: unknown kind %', p_kind[i];
         END CASE;
@@ -445,6 +468,22 @@ BEGIN
             l_action := l_action || 'WITHDRAWAL'::text;
             l_table := l_table || 'transactions'::text;
             l_desc := l_desc || ('Withdrew ' || money || ' from ' || a_num[s] || ' (transaction ' || row_id || ')' || via);
+            reply := row_json;
+        WHEN 'opening' THEN
+            -- The holder opened the account: no one else to tell.
+            l_actor := l_actor || p_actor[i];
+            l_num := l_num || a_num[d];
+            l_action := l_action || 'OPENING_BALANCE'::text;
+            l_table := l_table || 'transactions'::text;
+            l_desc := l_desc || ('Opening balance of ' || money || ' on ' || a_num[d] || ' (transaction ' || row_id || ')');
+            reply := row_json;
+        WHEN 'adjustment' THEN
+            l_actor := l_actor || p_actor[i];
+            l_num := l_num || a_num[coalesce(s, d)];
+            l_action := l_action || 'BALANCE_ADJUSTMENT'::text;
+            l_table := l_table || 'transactions'::text;
+            l_desc := l_desc || ('Adjusted the balance of ' || a_num[coalesce(s, d)] || ' by ' || CASE WHEN s IS NULL THEN '+' ELSE '-' END
+                || money || ' (transaction ' || row_id || ')');
             reply := row_json;
         END CASE;
         o_body[i] := reply::text;

@@ -218,8 +218,12 @@ func LoadOrCreateSecret(dir string) ([]byte, error) {
 // encrypted or keyed at rest (two-factor secrets, backup codes) needs no
 // key of its own, and no two purposes share one. Another jwt_secret derives
 // other keys: what was sealed under the old one can no longer be read.
-func (t *Tokens) DeriveKey(purpose string) []byte {
-	k, err := hkdf.Key(sha256.New, t.secret, nil, "meridian "+purpose, 32)
+func (t *Tokens) DeriveKey(purpose string) []byte { return DeriveKeyFrom(t.secret, purpose) }
+
+// DeriveKeyFrom derives a 32-byte key for purpose from secret (HKDF-SHA256),
+// as DeriveKey does from the token secret.
+func DeriveKeyFrom(secret []byte, purpose string) []byte {
+	k, err := hkdf.Key(sha256.New, secret, nil, "meridian "+purpose, 32)
 	if err != nil {
 		panic(err) // only for a key length past 255 hash lengths
 	}

@@ -148,16 +148,19 @@ func (s *Service) CreateAccount(ctx context.Context, a Actor, in AccountInput) (
 		}
 		var id int64
 		err = tx.GetContext(ctx, &id, `
-			INSERT INTO accounts (user_id, account_number, account_type_id, currency, balance)
-			VALUES ($1, $2, $3, $4, $5) RETURNING id`, a.UserID, in.AccountNumber, t.ID, t.Currency, in.Balance)
+			INSERT INTO accounts (user_id, account_number, account_type_id, currency)
+			VALUES ($1, $2, $3, $4) RETURNING id`, a.UserID, in.AccountNumber, t.ID, t.Currency)
 		if isUniqueViolation(err, "accounts_account_number_key") {
 			return errNumberTaken
 		}
 		if err != nil {
 			return errs.Wrap(err, "insert account")
 		}
+		// It opens at 0; the opening balance is a posting (its ledger row
+		// and audit row), the only way a balance changes.
 		if in.Balance > 0 {
-			if _, err := ledger(ctx, tx, id, a.UserID, "CREDIT", "opening", in.Balance, id, id, "Opening balance"); err != nil {
+			if _, err := madeInTx(s.postInTx(ctx, tx, posting{kind: postOpening, actor: a.UserID, to: in.AccountNumber, amount: in.Balance,
+				description: "Opening balance", key: newKey(), hash: postingHash(postOpening, in.AccountNumber, in.Balance.String()), dated: ledgerDate(ctx)})); err != nil {
 				return err
 			}
 		}
@@ -251,20 +254,24 @@ func (s *Service) UpdateAccount(ctx context.Context, a Actor, id int64, in Accou
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE accounts SET account_number = $2, account_type_id = $3, balance = $4 WHERE id = $1`,
-			id, in.AccountNumber, t.ID, in.Balance)
+		_, err = tx.ExecContext(ctx, `UPDATE accounts SET account_number = $2, account_type_id = $3 WHERE id = $1`,
+			id, in.AccountNumber, t.ID)
 		if isUniqueViolation(err, "accounts_account_number_key") {
 			return errNumberTaken
 		}
 		if err != nil {
 			return errs.Wrap(err, "update account")
 		}
+		// A changed balance is a posting: its ledger row and audit row.
 		if diff := in.Balance - acc.Balance; diff != 0 {
-			typ := "CREDIT"
-			if diff < 0 {
-				typ, diff = "DEBIT", -diff
+			p := posting{kind: postAdjustment, actor: a.UserID, amount: diff, description: "Balance adjustment", key: newKey(), dated: ledgerDate(ctx)}
+			if diff > 0 {
+				p.to = in.AccountNumber
+			} else {
+				p.from, p.amount = in.AccountNumber, -diff
 			}
-			if _, err := ledger(ctx, tx, id, a.UserID, typ, "adjustment", diff, id, id, "Balance adjustment"); err != nil {
+			p.hash = postingHash(postAdjustment, p.from, p.to, p.amount.String())
+			if _, err := madeInTx(s.postInTx(ctx, tx, p)); err != nil {
 				return err
 			}
 		}

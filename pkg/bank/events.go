@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -341,6 +342,12 @@ type ChainReport struct {
 	// Problem says what is wrong with FirstBadID: ChainChanged, ChainMissing,
 	// ChainBroken, ChainTruncated or ChainUnsealed.
 	Problem string `json:"-"`
+	// Head is the chain's last link (VerifyAuditLog): what to compare with
+	// a checkpoint kept elsewhere.
+	Head *AuditHead `json:"head,omitempty"`
+	// Anchors is the check of the chain against the checkpoints
+	// (VerifyAuditLog with a directory of them).
+	Anchors *AnchorReport `json:"anchors,omitempty"`
 }
 
 // What VerifyAuditChain found wrong with the first bad row.
@@ -352,8 +359,20 @@ const (
 	ChainUnsealed  = "unsealed"  // the row escaped the chain (its transaction id was forged or its link removed)
 )
 
-// Sentence describes a report for a person.
+// Sentence describes a report for a person: the chain, its head, the
+// checkpoints.
 func (r ChainReport) Sentence() string {
+	out := r.chainSentence()
+	if r.Head != nil && r.Head.Seq > 0 {
+		out += fmt.Sprintf(" Head: link %d (audit row %d), hash %s.", r.Head.Seq, r.Head.AuditID, r.Head.Hash)
+	}
+	if r.Anchors != nil {
+		out += " " + r.Anchors.Sentence()
+	}
+	return out
+}
+
+func (r ChainReport) chainSentence() string {
 	through := "no row verifies"
 	if r.VerifiedThrough != nil {
 		through = "rows verify through audit row " + strconv.FormatInt(*r.VerifiedThrough, 10)

@@ -72,17 +72,6 @@ func pick(rows []lockedAccount, match func(lockedAccount) bool) (lockedAccount, 
 	return lockedAccount{}, false
 }
 
-// ledger writes one ledger row for account acct (owned by userID), dated
-// now, or at the time backdated put in ctx.
-func ledger(ctx context.Context, tx *sqlx.Tx, acct, userID int64, typ, kind string, amount money.Amount, from, to int64, desc string) (int64, error) {
-	at := ledgerDate(ctx)
-	var id int64
-	err := tx.GetContext(ctx, &id, `
-		INSERT INTO transactions (account_id, user_id, transaction_type, kind, amount, from_account_id, to_account_id, description, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::timestamptz, now())) RETURNING id`, acct, userID, typ, kind, amount, from, to, desc, at)
-	return id, errs.Wrap(err, "ledger")
-}
-
 // backdateKey carries the date of the ledger rows written under a context:
 // only the demo seed sets it (backdated), to spread its history over past
 // months. Ledger rows are never updated, so they are dated as written.

@@ -80,6 +80,8 @@ const (
 	postRequest    = "request"
 	postDeposit    = "deposit"
 	postWithdrawal = "withdrawal"
+	postOpening    = "opening"    // an account's opening balance (customer_funding)
+	postAdjustment = "adjustment" // a customer's edit of a balance (customer_funding)
 )
 
 // posting is one movement of money as post_batch takes it.
@@ -199,6 +201,35 @@ func (r postRow) answer(key string) postAnswer {
 		return postAnswer{err: errs.Wrap(errors.New(r.refused.String), "posting refused")}
 	}
 	return postAnswer{out: Posted{Body: json.RawMessage(r.body.String), Key: key, Replayed: r.replayed}}
+}
+
+// errPostingBusy: a row of a posting made inside a caller's transaction
+// is held by another transaction (post_batch waits for none).
+var errPostingBusy = errors.New("a row of the posting is held by another transaction")
+
+// postInTx makes one posting inside the caller's transaction tx, so it
+// commits with the caller's other writes (a scheduled run's row, an
+// account's creation). err is the statement's own failure (PostgreSQL
+// raised, and tx is aborted); otherwise the answer tells: made, refused
+// (answer.err) or busy (one of its rows held by another transaction).
+func (s *Service) postInTx(ctx context.Context, tx *sqlx.Tx, p posting) (postAnswer, error) {
+	answers, err := post(ctx, tx, []posting{p}, postOptions{dailyLimit: s.settings.DailyTransferLimit})
+	if err != nil {
+		return postAnswer{}, err
+	}
+	return answers[0], nil
+}
+
+// madeInTx is what postInTx's answer means for its caller: the posting, or
+// the error to return (errPostingBusy for a held row).
+func madeInTx(a postAnswer, err error) (Posted, error) {
+	switch {
+	case err != nil:
+		return Posted{}, backstop(err)
+	case a.busy:
+		return Posted{}, errPostingBusy
+	}
+	return a.out, a.err
 }
 
 // postOptions are how post_batch runs a batch.

@@ -604,10 +604,6 @@ func (s *Service) runOccurrence(ctx context.Context, tx *sqlx.Tx, d dueSchedule)
 			d.From, d.To, d.RunAt.UTC().Format(time.RFC3339), reason)})
 }
 
-// errPostingBusy: a scheduled run's account is held by another
-// transaction; the occurrence stays due and runs at a later pass.
-var errPostingBusy = errors.New("an account of the scheduled transfer is held by another transaction")
-
 // scheduledTransfer is one run's transfer: the checks of Service.Transfer,
 // then its posting (post_batch) inside the scheduler's transaction, behind
 // a savepoint so that a statement that raises (the balance CHECK behind the
@@ -622,7 +618,7 @@ func (s *Service) scheduledTransfer(ctx context.Context, tx *sqlx.Tx, owner Acto
 	if _, err := tx.ExecContext(ctx, `SAVEPOINT scheduled_run`); err != nil {
 		return TransferResult{}, errs.Wrap(err, "savepoint")
 	}
-	answers, err := post(ctx, tx, []posting{p}, postOptions{dailyLimit: s.settings.DailyTransferLimit})
+	a, err := s.postInTx(ctx, tx, p)
 	if err != nil {
 		if _, rerr := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT scheduled_run`); rerr != nil {
 			return TransferResult{}, errors.Join(err, errs.Wrap(rerr, "rollback to savepoint"))
@@ -632,14 +628,11 @@ func (s *Service) scheduledTransfer(ctx context.Context, tx *sqlx.Tx, owner Acto
 	if _, err := tx.ExecContext(ctx, `RELEASE SAVEPOINT scheduled_run`); err != nil {
 		return TransferResult{}, errs.Wrap(err, "release savepoint")
 	}
-	a := answers[0]
-	switch {
-	case a.busy:
-		return TransferResult{}, errPostingBusy
-	case a.err != nil:
-		return TransferResult{}, a.err
+	out, err := madeInTx(a, nil)
+	if err != nil {
+		return TransferResult{}, err
 	}
-	return transferResult(a.out, true)
+	return transferResult(out, true)
 }
 
 // RunScheduler runs RunDueScheduledTransfers now and then every interval

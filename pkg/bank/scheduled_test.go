@@ -189,7 +189,7 @@ func TestScheduledMonthlyKeepsMonthEnd(t *testing.T) {
 		t.Fatalf("run's transaction %v: %d %v", runs[0], n, err)
 	}
 	var key string
-	if err := f.s.db.Get(&key, `SELECT key FROM idempotency_keys WHERE user_id = $1 ORDER BY key LIMIT 1`, f.alice.UserID); err != nil ||
+	if err := f.s.db.Get(&key, `SELECT key FROM idempotency_keys WHERE user_id = $1 AND key LIKE 'scheduled:%' ORDER BY key LIMIT 1`, f.alice.UserID); err != nil ||
 		key != fmt.Sprintf("scheduled:%d:2027-01-31T09:00:00Z", st.ID) {
 		t.Fatalf("idempotency key %q %v", key, err)
 	}

@@ -303,15 +303,18 @@ const bulkBatch = 50_000
 // users exist already): the same Seed on an empty database gives the same
 // users, accounts, amounts and transfers.
 //
-// Every trigger and constraint runs as for any other write (foreign keys,
-// the ledger totals of migrations/0006, which add one statement's rows at
-// once): nothing is switched off. Afterwards the caller may want to VACUUM
-// (ANALYZE) users, accounts and transactions as their owner.
+// It writes on owner, a pool signed in as the schema's owner: the ledger
+// rows and balances go in directly, in bulk, which the runtime role may not
+// do (it changes a balance only through post_batch). Every trigger and
+// constraint runs as for any other write (foreign keys, the ledger totals of
+// migrations/0006, which add one statement's rows at once): nothing is
+// switched off. Afterwards the caller may want to VACUUM (ANALYZE) users,
+// accounts and transactions as their owner.
 //
 // Returns invalid_input (400, a size out of range) or, unless o.Force,
 // not_a_test_database for a database that is not a test database (see
 // CheckTestDatabase).
-func (s *Service) SeedBulk(ctx context.Context, o BulkOptions) (BulkStats, error) {
+func (s *Service) SeedBulk(ctx context.Context, owner *sqlx.DB, o BulkOptions) (BulkStats, error) {
 	start := time.Now()
 	if o.Users < 1 || o.Users > maxBulkUsers {
 		return BulkStats{}, errs.Field("users", fmt.Sprintf("users must be between 1 and %d", maxBulkUsers))
@@ -334,7 +337,7 @@ func (s *Service) SeedBulk(ctx context.Context, o BulkOptions) (BulkStats, error
 	}
 	now := s.now().UTC()
 	var st BulkStats
-	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
+	err = s.inTxOn(ctx, owner, func(tx *sqlx.Tx) error {
 		st = BulkStats{}
 		// One bulk seed at a time, so the numbering below stays unique.
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, seedLock+1); err != nil {

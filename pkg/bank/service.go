@@ -60,6 +60,10 @@ type Settings struct {
 	// Logger gets what the service reports on its own (a posting batch
 	// whose connection broke, a worker's panic); nil: slog.Default().
 	Logger *slog.Logger
+	// AnchorKey is config anchor_key: the secret the audit chain's
+	// checkpoints are signed with (anchors.go); empty: derived from
+	// jwt_secret.
+	AnchorKey string
 }
 
 // Service is the bank. It is safe for concurrent use.
@@ -80,6 +84,7 @@ type Service struct {
 	pdfRows       int                     // the most rows of a PDF statement (0: MaxPDFStatementRows; tests lower it)
 	reads         *db.Router              // read replicas (database_read_urls); nil: every read on db
 	postings      *postQueue              // every movement of money, sent in batches (postings.go)
+	anchorKey     []byte                  // signs the audit chain's checkpoints (anchors.go)
 }
 
 // New returns a Service over db.
@@ -104,6 +109,7 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 	if s.Logger == nil {
 		s.Logger = slog.Default()
 	}
+	svc.anchorKey = anchorKey(s.AnchorKey, tokens)
 	svc.postings = newPostQueue(db, s.TransferBatch, s.TransferBatchWorkers, func() money.Amount { return svc.settings.DailyTransferLimit },
 		svc.pokeSealer, s.Logger)
 	return svc
@@ -207,7 +213,12 @@ func checkUserID(a Actor, userID *int64) error {
 // inTx runs fn in a transaction and commits it. A serialization failure or
 // deadlock is retried a few times, so it never reaches a client as a 500.
 func (s *Service) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	return s.retry(func() error { return s.tryTx(ctx, fn) })
+	return s.inTxOn(ctx, s.db, fn)
+}
+
+// inTxOn is inTx on another pool (the schema owner's, for the bulk seed).
+func (s *Service) inTxOn(ctx context.Context, pool *sqlx.DB, fn func(tx *sqlx.Tx) error) error {
+	return s.retry(func() error { return s.tryTx(ctx, pool, fn) })
 }
 
 // retry runs fn again, a few times, while it fails with a serialization
@@ -230,8 +241,8 @@ func (s *Service) retry(fn func() error) error {
 // so). The COMMIT is never cancelled: a COMMIT cancelled from here might
 // still have committed, and the caller could no longer tell. A COMMIT whose
 // connection broke before its answer is outcome_unknown.
-func (s *Service) tryTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	conn, err := s.db.Connx(ctx) // waits for a free connection no longer than ctx allows
+func (s *Service) tryTx(ctx context.Context, pool *sqlx.DB, fn func(tx *sqlx.Tx) error) error {
+	conn, err := pool.Connx(ctx) // waits for a free connection no longer than ctx allows
 	if err != nil {
 		return errs.Wrap(err, "connect")
 	}

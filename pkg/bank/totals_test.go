@@ -19,7 +19,7 @@ func TestAdminSummaryMatchesLedgerScan(t *testing.T) {
 	if _, err := s.SeedDemo(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SeedBulk(ctx, BulkOptions{Users: 40, AccountsPerUser: 2, TransfersPerUser: 3, Seed: 3}); err != nil {
+	if _, err := s.SeedBulk(ctx, s.DB(), BulkOptions{Users: 40, AccountsPerUser: 2, TransfersPerUser: 3, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	adm := newAdmin(t, s)

@@ -379,14 +379,14 @@ func (s *Service) ResetPassword(ctx context.Context, a Actor, oldPassword, newPa
 		if err := releaseAttempts(ctx, tx, claims); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE credentials SET password_hash = $2, updated_at = now() WHERE user_id = $1`, a.UserID, newHash); err != nil {
-			return errs.Wrap(err, "update password")
+		// The hash, the other sessions' end and the audit row: in the one
+		// function the runtime role may change a password with.
+		var keep any
+		if a.TokenID != "" {
+			keep = a.TokenID
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE auth_tokens SET revoked_at = now() WHERE user_id = $1 AND jti <> $2 AND revoked_at IS NULL`,
-			a.UserID, a.TokenID); err != nil {
-			return errs.Wrap(err, "revoke other tokens")
-		}
-		return audit(ctx, tx, a, AuditEntry{Action: "PASSWORD_RESET", Table: "credentials", Description: "Password changed; other sessions signed out"})
+		_, err := tx.ExecContext(ctx, `SELECT change_password($1, $2, $3)`, a.UserID, newHash, keep)
+		return errs.Wrap(err, "change password")
 	})
 	if err == nil {
 		// Its other sessions ended: none may be answered from memory.

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -72,6 +73,13 @@ type Config struct {
 	// many such batches it has in flight at once.
 	TransferBatch        int
 	TransferBatchWorkers int
+	// AnchorDir is where serve writes signed checkpoints of the audit
+	// chain's head (empty in the configuration: <data_dir>/anchors, resolved
+	// here); AnchorInterval how often; AnchorKey the secret they are signed
+	// with (empty: derived from jwt_secret).
+	AnchorDir      string
+	AnchorInterval time.Duration
+	AnchorKey      string
 }
 
 // Keys lists every configuration key with its default, in the order shown by --help.
@@ -106,6 +114,9 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"daily_transfer_limit", "10000.00", "what a customer may send to others per currency per UTC day, unless an administrator sets their own (meridian user limit)"},
 	{"transfer_batch", "32", "the most transfers serve sends to the database in one transaction, each with its own answer; 1: each transfer alone"},
 	{"transfer_batch_workers", "1", "transfer batches serve has in flight at once (1 was fastest on 2 cores: batches never wait for each other's locks)"},
+	{"anchor_dir", "", "where serve writes signed checkpoints of the audit chain's head (keep a copy elsewhere); empty: <data_dir>/anchors"},
+	{"anchor_interval", "10m", "how often serve writes a checkpoint of the audit chain's head"},
+	{"anchor_key", "", "secret (at least 32 characters) the checkpoints are signed with; empty: derived from jwt_secret"},
 }
 
 // Load parses raw values (as Viper returns them) into a Config. get returns
@@ -173,7 +184,7 @@ func Load(get func(key string) string) (Config, error) {
 	}{{"token_ttl", &c.TokenTTL, time.Minute}, {"requests_ttl", &c.RequestsTTL, time.Second}, {"expiry_interval", &c.ExpiryInterval, 100 * time.Millisecond},
 		{"scheduler_interval", &c.SchedulerInterval, 100 * time.Millisecond},
 		{"seal_interval", &c.SealInterval, 10 * time.Millisecond}, {"request_timeout", &c.RequestTimeout, 100 * time.Millisecond},
-		{"replica_wait", &c.ReplicaWait, 0}}
+		{"replica_wait", &c.ReplicaWait, 0}, {"anchor_interval", &c.AnchorInterval, time.Second}}
 	for _, d := range durations {
 		*d.dst, err = time.ParseDuration(strings.TrimSpace(get(d.key)))
 		if err != nil || *d.dst < d.min {
@@ -259,6 +270,13 @@ func Load(get func(key string) string) (Config, error) {
 	c.TransferBatchWorkers, err = strconv.Atoi(strings.TrimSpace(get("transfer_batch_workers")))
 	if err != nil || c.TransferBatchWorkers < 1 || c.TransferBatchWorkers > 1000 {
 		return c, bad("transfer_batch_workers", "a whole number from 1 to 1000")
+	}
+	if c.AnchorDir = strings.TrimSpace(get("anchor_dir")); c.AnchorDir == "" {
+		c.AnchorDir = filepath.Join(c.DataDir, "anchors")
+	}
+	c.AnchorKey = get("anchor_key")
+	if c.AnchorKey != "" && len(c.AnchorKey) < 32 {
+		return c, fmt.Errorf("invalid configuration: anchor_key must be at least 32 characters long")
 	}
 	return c, nil
 }

@@ -5,33 +5,78 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 )
 
-// AppendOnlyTables are the tables whose rows are never changed or removed
-// once written: the ledger, the audit records and the runs of scheduled
-// transfers (the last guard of "each occurrence once"). The runtime role
-// may read and insert them, nothing else; only the owner (migrations) may
-// do more.
-// A table listed here that does not exist (yet) is skipped.
-var AppendOnlyTables = []string{"transactions", "audit_log", "audit_chain", "notification_feed", "scheduled_transfer_runs"}
+// Grant is what the runtime role may do with one table besides reading it
+// (every table is readable): insert rows (every column, or only the ones
+// named: the others take their defaults), update the named columns, delete
+// rows. Nothing else: never TRUNCATE, REFERENCES, TRIGGER or ownership, so
+// the role can neither change an append-only row nor switch a trigger off.
+type Grant struct {
+	Insert []string // nil: none; AllColumns: every column
+	Update []string // nil: none; AllColumns: every column
+	Delete bool
+}
 
-// ReadOnlyTables are the owner's bookkeeping, which the runtime role may only
-// read: the migrations and function files applied (a role that could write
-// them could make the schema look newer or older) and the sealer's horizon (only event_seal(),
-// which runs as the owner, moves it; a runtime role that could would make
-// rows below it never sealed).
-// A table listed here that does not exist (yet) is skipped.
-var ReadOnlyTables = []string{"schema_migrations", "schema_functions", "event_sealer"}
+// AllColumns grants a privilege on every column of a table.
+var AllColumns = []string{"*"}
 
-// KeptTables hold rows that change but are never removed: a user is
-// deactivated, an account closed, a scheduled transfer cancelled, never
-// deleted. Ledger, notification and audit rows point at them without
-// foreign keys on the money path (migrations/0009), so the runtime role may
-// not DELETE them.
-var KeptTables = []string{"users", "accounts", "scheduled_transfers"}
+// RuntimeGrants is the runtime role's privileges, table by table (contract
+// §5 "Append-only for real", issue 20): it may change money and privileges
+// only through the database functions that check them and write their
+// audit rows (SECURITY DEFINER, run as the owner, search_path ending with
+// pg_temp). So it reads everything, but:
+//   - the ledger (transactions, ledger_totals), the keys and daily counts
+//     (idempotency_keys, daily_outgoing; it may purge old ones) and an
+//     account's balance are written by post_batch only: every change of a
+//     balance is a ledger row and an audit row;
+//   - a password hash is changed by change_password only (with its audit
+//     row); a new user's credentials may be inserted;
+//   - the audit chain, the notification feed and the sealer's state are
+//     written by event_seal only; audit rows may only be inserted;
+//   - users, accounts and scheduled transfers are never deleted (ledger,
+//     notification and audit rows point at them without foreign keys on the
+//     money path, migrations/0009), and only the named columns change;
+//   - the bookkeeping of migrations is the owner's.
+//
+// A table missing here is readable only (TestRuntimeGrantsAreExact fails
+// until it is listed: a new table gets a deliberate entry).
+var RuntimeGrants = map[string]Grant{
+	// Read only.
+	"account_types":     {},
+	"audit_chain":       {},
+	"event_sealer":      {},
+	"ledger_totals":     {},
+	"notification_feed": {},
+	"roles":             {},
+	"schema_functions":  {},
+	"schema_migrations": {},
+	"transactions":      {},
+	// Read and the rest.
+	"account_numbers":         {Insert: AllColumns},
+	"accounts":                {Insert: []string{"user_id", "account_number", "account_type_id", "currency"}, Update: []string{"account_number", "account_type_id", "closed_at", "created_at"}},
+	"audit_log":               {Insert: AllColumns},
+	"auth_tokens":             {Insert: AllColumns, Update: []string{"revoked_at", "last_seen_at"}},
+	"credentials":             {Insert: AllColumns},
+	"daily_outgoing":          {Delete: true},
+	"idempotency_keys":        {Delete: true},
+	"login_failures":          {Insert: AllColumns},
+	"money_requests":          {Insert: AllColumns, Update: []string{"status", "resolved_at"}},
+	"notifications":           {Insert: AllColumns, Update: []string{"is_new"}},
+	"payees":                  {Insert: AllColumns, Delete: true},
+	"scheduled_transfer_runs": {Insert: AllColumns},
+	"scheduled_transfers":     {Insert: AllColumns, Update: []string{"status", "next_run_at"}},
+	"signin_attempts":         {Insert: AllColumns, Update: AllColumns, Delete: true},
+	"two_factor":              {Insert: AllColumns, Update: AllColumns, Delete: true},
+	"two_factor_backup_codes": {Insert: AllColumns, Update: AllColumns, Delete: true},
+	"two_factor_challenges":   {Insert: AllColumns, Update: AllColumns, Delete: true},
+	"users":                   {Insert: []string{"full_name", "email", "phone_number", "role_id"}, Update: []string{"role_id", "is_active", "daily_transfer_limit", "created_at"}},
+}
 
 // DefaultAppRole is the runtime role of the embedded database, and the
 // default of database_app_role.
@@ -46,12 +91,8 @@ var (
 )
 
 // GrantRuntime gives role exactly what serve and the CLI need at run time:
-// SELECT, INSERT, UPDATE and DELETE on every table of the schema except the
-// AppendOnlyTables, where it gets SELECT and INSERT only, the KeptTables,
-// where it gets no DELETE, and the ReadOnlyTables, which it may only read; USAGE and SELECT on
-// the sequences; EXECUTE on the functions. It never gives TRUNCATE,
-// REFERENCES, TRIGGER or ownership, so the role can neither change an
-// append-only row nor switch a trigger off. It runs as the schema's owner,
+// SELECT on every table and what RuntimeGrants lists; USAGE and SELECT on
+// the sequences; EXECUTE on the functions. It runs as the schema's owner,
 // after migrations, under the migration lock (concurrent GRANTs on one
 // object fail in PostgreSQL), in one transaction (sessions of the role never
 // see a moment without their privileges).
@@ -100,31 +141,41 @@ func GrantRuntime(ctx context.Context, db *sqlx.DB, role string) error {
 			`GRANT CONNECT, TEMPORARY ON DATABASE ` + pq.QuoteIdentifier(dbName) + ` TO ` + q,
 			`GRANT USAGE ON SCHEMA public TO ` + q,
 			`REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ` + q,
-			`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ` + q,
+			`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ` + q,
 			`REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM ` + q,
 			`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ` + q,
 			`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO ` + q,
 		}
-		revoke := func(tables []string, privileges string) error {
-			for _, t := range tables {
-				var exists bool
-				if err := tx.QueryRowContext(ctx, `SELECT to_regclass($1) IS NOT NULL`, "public."+pq.QuoteIdentifier(t)).Scan(&exists); err != nil {
-					return err
-				}
-				if exists {
-					stmts = append(stmts, `REVOKE `+privileges+` ON public.`+pq.QuoteIdentifier(t)+` FROM `+q)
-				}
+		// Column privileges outlive a table-wide REVOKE: take them back too.
+		var cols []string
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(array_agg(DISTINCT format('REVOKE ALL (%I) ON public.%I FROM %I', column_name, table_name, grantee)), '{}')
+			FROM information_schema.column_privileges WHERE table_schema = 'public' AND grantee = $1`, role).Scan(pq.Array(&cols)); err != nil {
+			return err
+		}
+		stmts = append(stmts, cols...)
+		tables := make([]string, 0, len(RuntimeGrants))
+		for t := range RuntimeGrants {
+			tables = append(tables, t)
+		}
+		sort.Strings(tables)
+		for _, t := range tables {
+			var exists bool
+			if err := tx.QueryRowContext(ctx, `SELECT to_regclass($1) IS NOT NULL`, "public."+pq.QuoteIdentifier(t)).Scan(&exists); err != nil {
+				return err
 			}
-			return nil
-		}
-		if err := revoke(ReadOnlyTables, `INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER`); err != nil {
-			return err
-		}
-		if err := revoke(AppendOnlyTables, `UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER`); err != nil {
-			return err
-		}
-		if err := revoke(KeptTables, `DELETE, TRUNCATE, REFERENCES, TRIGGER`); err != nil {
-			return err
+			if !exists { // a table of a later migration than this database's
+				continue
+			}
+			g, on := RuntimeGrants[t], ` ON public.`+pq.QuoteIdentifier(t)+` TO `+q
+			if g.Insert != nil {
+				stmts = append(stmts, `GRANT INSERT`+columnList(g.Insert)+on)
+			}
+			if g.Update != nil {
+				stmts = append(stmts, `GRANT UPDATE`+columnList(g.Update)+on)
+			}
+			if g.Delete {
+				stmts = append(stmts, `GRANT DELETE`+on)
+			}
 		}
 		for _, s := range stmts {
 			if _, err := tx.ExecContext(ctx, s); err != nil {
@@ -133,4 +184,16 @@ func GrantRuntime(ctx context.Context, db *sqlx.DB, role string) error {
 		}
 		return nil
 	})
+}
+
+// columnList is " (a, b)" for named columns, "" for AllColumns.
+func columnList(cols []string) string {
+	if len(cols) == 1 && cols[0] == "*" {
+		return ""
+	}
+	quoted := make([]string, len(cols))
+	for i, c := range cols {
+		quoted[i] = pq.QuoteIdentifier(c)
+	}
+	return " (" + strings.Join(quoted, ", ") + ")"
 }

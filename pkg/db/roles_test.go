@@ -32,15 +32,15 @@ func wantDenied(t *testing.T, what string, err error) {
 }
 
 // seedLedger writes a user, an account, a ledger row and an audit row as
-// the runtime role: it may insert them.
+// the runtime role, the ledger row through post_batch (the runtime role may
+// not write the ledger itself).
 func seedLedger(t *testing.T, app *sqlx.DB) {
 	t.Helper()
 	for _, q := range []string{
 		`INSERT INTO users (full_name, email, phone_number) VALUES ('Ann Append', 'ann@example.test', '+1 555 0000')`,
-		`INSERT INTO accounts (user_id, account_number, account_type_id, currency, balance)
-			SELECT id, 'AO1234567', 1, 'USD', 10 FROM users`,
-		`INSERT INTO transactions (account_id, user_id, transaction_type, kind, amount, from_account_id, to_account_id)
-			SELECT id, user_id, 'CREDIT', 'opening', 10, id, id FROM accounts`,
+		`INSERT INTO accounts (user_id, account_number, account_type_id, currency) SELECT id, 'AO1234567', 1, 'USD' FROM users`,
+		`SELECT * FROM post_batch(ARRAY['opening'], (SELECT array_agg(id) FROM users), ARRAY[NULL], ARRAY['AO1234567'], ARRAY[NULL::bigint],
+			ARRAY[10::numeric], ARRAY['Opening balance'], ARRAY['seed-1'], ARRAY['h'], ARRAY[NULL::timestamptz], '24h', 10000, NULL, false)`,
 		`INSERT INTO audit_log (action_type, table_name, description) VALUES ('TEST', 'users', 'a row')`,
 	} {
 		if _, err := app.Exec(q); err != nil {
@@ -89,8 +89,8 @@ func TestRuntimeRoleCannotChangeLedgerOrAudit(t *testing.T) {
 			t.Fatalf("%s as the superuser: %v", q, err)
 		}
 	}
-	// Ordinary tables stay writable.
-	if _, err := app.Exec(`UPDATE accounts SET balance = balance`); err != nil {
+	// Ordinary columns stay writable.
+	if _, err := app.Exec(`UPDATE accounts SET closed_at = closed_at`); err != nil {
 		t.Fatalf("runtime role cannot update accounts: %v", err)
 	}
 }
@@ -116,56 +116,129 @@ func TestRuntimeRoleCannotSwitchTriggersOff(t *testing.T) {
 	}
 }
 
-// TestGrantsCoverEveryTable: the grants are generic; every table of the
-// schema, including those later migrations add, gets read and write to the
-// runtime role, except AppendOnlyTables, which get read and insert only,
-// and ReadOnlyTables, which get read only.
-func TestGrantsCoverEveryTable(t *testing.T) {
+// TestRuntimeGrantsAreExact tries, as the runtime role, every verb on every
+// table of the schema, and INSERT and UPDATE on every column, each in a
+// transaction rolled back, and wants PostgreSQL's permission denied exactly
+// where db.RuntimeGrants gives nothing: no more, no less. A table a
+// migration adds fails here until RuntimeGrants lists it. (The runtime
+// role used to be able to UPDATE accounts.balance with no ledger row and
+// insert links of the audit chain, which stopped the sealer: issue 20.)
+func TestRuntimeGrantsAreExact(t *testing.T) {
+	t.Parallel()
+	app, superURL := testdb.NewAsApp(t)
+	super, err := db.Open(context.Background(), superURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer super.Close()
+	var tables []string
+	if err := super.Select(&tables, `SELECT table_name FROM information_schema.tables
+		WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`); err != nil {
+		t.Fatal(err)
+	}
+	// denied runs q as the runtime role and rolls it back; it reports
+	// whether the privilege system refused it. Any other outcome (done, or
+	// refused by a constraint or a trigger) means the privilege was there.
+	denied := func(q string) bool {
+		tx, err := app.Beginx()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		_, err = tx.Exec(q)
+		var pe *pq.Error
+		return errors.As(err, &pe) && pe.Code == "42501" && !strings.Contains(pe.Message, "append-only")
+	}
+	allowed := func(cols []string, c string) bool {
+		return len(cols) == 1 && cols[0] == "*" || slices.Contains(cols, c)
+	}
+	for _, table := range tables {
+		g, listed := db.RuntimeGrants[table]
+		if !listed {
+			t.Errorf("table %s is not in db.RuntimeGrants: decide what the runtime role may do with it", table)
+			continue
+		}
+		tq := pq.QuoteIdentifier(table)
+		if denied(`SELECT * FROM ` + tq + ` LIMIT 0`) {
+			t.Errorf("%s: the runtime role cannot read it", table)
+		}
+		var cols []string
+		if err := super.Select(&cols, `SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1`, table); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cols {
+			cq := pq.QuoteIdentifier(c)
+			if got, want := !denied(`INSERT INTO `+tq+` (`+cq+`) VALUES (DEFAULT)`), allowed(g.Insert, c); got != want {
+				t.Errorf("INSERT %s.%s: allowed %v, want %v", table, c, got, want)
+			}
+			if got, want := !denied(`UPDATE `+tq+` SET `+cq+` = DEFAULT WHERE false`), allowed(g.Update, c); got != want {
+				t.Errorf("UPDATE %s.%s: allowed %v, want %v", table, c, got, want)
+			}
+		}
+		if got := !denied(`DELETE FROM ` + tq + ` WHERE false`); got != g.Delete {
+			t.Errorf("DELETE %s: allowed %v, want %v", table, got, g.Delete)
+		}
+		if !denied(`TRUNCATE ` + tq + ` CASCADE`) {
+			t.Errorf("TRUNCATE %s: allowed", table)
+		}
+		var refs, trig bool
+		super.QueryRow(`SELECT has_table_privilege($1, $2, 'REFERENCES'), has_table_privilege($1, $2, 'TRIGGER')`, testdb.AppRole, "public."+tq).Scan(&refs, &trig)
+		if refs || trig {
+			t.Errorf("%s: REFERENCES %v, TRIGGER %v", table, refs, trig)
+		}
+	}
+	for table := range db.RuntimeGrants {
+		if !slices.Contains(tables, table) {
+			t.Errorf("db.RuntimeGrants lists %s, which no migration creates", table)
+		}
+	}
+}
+
+// The changes issue 20 made as the runtime role, each now refused by the
+// privilege system: money and credentials change only through the database
+// functions that check them, the chain and the feed only by the sealer.
+func TestRuntimeRoleCannotGoAroundTheChecks(t *testing.T) {
+	t.Parallel()
+	app, _ := testdb.NewAsApp(t)
+	seedLedger(t, app)
+	for _, q := range []string{
+		`UPDATE accounts SET balance = balance + 1000000`,
+		`INSERT INTO accounts (user_id, account_number, account_type_id, currency, balance) SELECT id, 'RICH000001', 1, 'USD', 1000000 FROM users`,
+		`UPDATE credentials SET password_hash = '$2a$10$forged'`,
+		`INSERT INTO transactions (account_id, user_id, transaction_type, kind, amount, from_account_id, to_account_id)
+			SELECT id, user_id, 'CREDIT', 'adjustment', 1000000, id, id FROM accounts`,
+		`INSERT INTO audit_chain (seq, audit_id, hash) SELECT 1000, id, sha256('x') FROM audit_log`,
+		`INSERT INTO notification_feed (seq, notification_id) VALUES (1000, 1)`,
+		`UPDATE event_sealer SET audit_seq = 0`,
+		`INSERT INTO idempotency_keys (user_id, key, request_hash, response_status, response_body) VALUES (1, 'k', 'h', 201, '{}')`,
+		`UPDATE daily_outgoing SET total = 0`,
+	} {
+		_, err := app.Exec(q)
+		wantDenied(t, q, err)
+	}
+}
+
+// Every function that runs as its owner (SECURITY DEFINER) fixes its
+// search_path, with pg_temp last: a caller's temporary table or function
+// can never stand in for one of the schema's.
+func TestSecurityDefinerFunctionsPinTheirSearchPath(t *testing.T) {
 	t.Parallel()
 	conn := testdb.New(t)
 	var rows []struct {
-		Table  string `db:"table_name"`
-		Select bool   `db:"sel"`
-		Insert bool   `db:"ins"`
-		Update bool   `db:"upd"`
-		Delete bool   `db:"del"`
-		Trunc  bool   `db:"trunc"`
+		Name   string         `db:"proname"`
+		Config pq.StringArray `db:"proconfig"`
 	}
-	if err := conn.Select(&rows, `SELECT table_name,
-			has_table_privilege($1, quote_ident(table_name), 'SELECT') AS sel,
-			has_table_privilege($1, quote_ident(table_name), 'INSERT') AS ins,
-			has_table_privilege($1, quote_ident(table_name), 'UPDATE') AS upd,
-			has_table_privilege($1, quote_ident(table_name), 'DELETE') AS del,
-			has_table_privilege($1, quote_ident(table_name), 'TRUNCATE') AS trunc
-		FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`, testdb.AppRole); err != nil {
+	if err := conn.Select(&rows, `SELECT p.proname, coalesce(p.proconfig, '{}') AS proconfig FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+		WHERE n.nspname = 'public' AND p.prosecdef ORDER BY p.proname`); err != nil {
 		t.Fatal(err)
 	}
-	seen, readOnly, kept := 0, 0, 0
-	for _, r := range rows {
-		appendOnly := slices.Contains(db.AppendOnlyTables, r.Table)
-		if appendOnly {
-			seen++
-		}
-		if slices.Contains(db.ReadOnlyTables, r.Table) {
-			readOnly++
-			if !r.Select || r.Insert || r.Update || r.Delete || r.Trunc {
-				t.Errorf("%s: %+v, want read only", r.Table, r)
-			}
-			continue
-		}
-		if slices.Contains(db.KeptTables, r.Table) {
-			kept++
-			if !r.Select || !r.Insert || !r.Update || r.Delete || r.Trunc {
-				t.Errorf("%s: %+v, want no delete", r.Table, r)
-			}
-			continue
-		}
-		if !r.Select || !r.Insert || r.Trunc || r.Update == appendOnly || r.Delete == appendOnly {
-			t.Errorf("%s (append-only %v): %+v", r.Table, appendOnly, r)
-		}
+	if len(rows) == 0 {
+		t.Fatal("no SECURITY DEFINER function found")
 	}
-	if seen != len(db.AppendOnlyTables) || readOnly != len(db.ReadOnlyTables) || kept != len(db.KeptTables) {
-		t.Fatalf("found %d of %d append-only and %d of %d read-only tables", seen, len(db.AppendOnlyTables), readOnly, len(db.ReadOnlyTables))
+	for _, r := range rows {
+		if !slices.Contains(r.Config, "search_path=pg_catalog, public, pg_temp") {
+			t.Errorf("%s: SECURITY DEFINER with %v; want search_path=pg_catalog, public, pg_temp", r.Name, r.Config)
+		}
 	}
 }
 

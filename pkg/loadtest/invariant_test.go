@@ -29,7 +29,7 @@ func TestCheckInvariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.SeedBulk(ctx, bank.BulkOptions{Users: 5, AccountsPerUser: 2, TransfersPerUser: 3, Seed: 1}); err != nil {
+	if _, err := svc.SeedBulk(ctx, svc.DB(), bank.BulkOptions{Users: 5, AccountsPerUser: 2, TransfersPerUser: 3, Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := BulkCustomers(ctx, dbx, before.MaxUserID, 0, 0)

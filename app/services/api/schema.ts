@@ -515,7 +515,7 @@ export interface paths {
         };
         /**
          * Check that the audit log was not changed
-         * @description Admin only (403 for a User). Seals the rows committed so far, then recomputes the audit log's hash chain (SHA-256 over the previous link's hash and each row's fields, in commit order) and names the first row that was changed or removed.
+         * @description Admin only (403 for a User). Seals the rows committed so far, then recomputes the audit log's hash chain (SHA-256 over the previous link's hash and each row's fields, in commit order) and names the first row that was changed or removed; names the chain's head; and checks that the chain still extends every signed checkpoint this instance wrote to `anchor_dir` (a rewrite or a cut the chain alone cannot show). `meridian audit-log verify --anchors DIR` does the same with any copy of the checkpoints.
          */
         get: operations["verifyAuditLog"];
         put?: never;
@@ -1380,7 +1380,7 @@ export interface components {
             next_cursor: components["schemas"]["Cursor"];
         };
         AuditChainReport: {
-            /** @description True when every sealed row verifies. */
+            /** @description True when every sealed row verifies and, when this instance keeps checkpoints (`anchor_dir`), the chain still extends every one of them. */
             ok: boolean;
             /**
              * Format: int64
@@ -1392,6 +1392,10 @@ export interface components {
              * @description The first audit row that was changed or removed; null when `ok`.
              */
             first_bad_id: number | null;
+            /** @description The chain's last link: compare it with a checkpoint kept elsewhere. */
+            head?: components["schemas"]["AuditHead"];
+            /** @description The check against the signed checkpoints in this instance's `anchor_dir` (absent before the first). */
+            anchors?: components["schemas"]["AnchorReport"];
         };
         /** @description A kind of account in one currency (seeded by a migration). */
         AccountType: {
@@ -1696,6 +1700,45 @@ export interface components {
             customer_funding: boolean;
             /** @description Config `require_2fa_for_admins`: an administrator must turn two-factor sign-in on before anything else (403 `two_factor_required`). */
             require_2fa_for_admins: boolean;
+        };
+        AuditHead: {
+            /**
+             * Format: int64
+             * @description The link's position in the chain (0: the chain is empty).
+             */
+            seq: number;
+            /** @description The link's SHA-256, hex. */
+            hash: string;
+            /**
+             * Format: int64
+             * @description The audit row it seals.
+             */
+            audit_id: number;
+        };
+        Anchor: {
+            /** Format: int64 */
+            seq: number;
+            /** @description The link's SHA-256, hex. */
+            hash: string;
+            /** Format: int64 */
+            audit_id: number;
+            /** Format: date-time */
+            written_at: string;
+            /** @description HMAC-SHA256 over the fields above with the anchor key (anchor_key, else derived from jwt_secret), hex. */
+            signature: string;
+        };
+        AnchorReport: {
+            /** @description The chain extends every checkpoint. */
+            ok: boolean;
+            /** @description How many checkpoints it extends. */
+            checked: number;
+            /** @description The first checkpoint it does not extend. */
+            anchor?: components["schemas"]["Anchor"];
+            /**
+             * @description `rewritten`: the link at the checkpoint's seq has another hash (a row up to it was changed and the links after it computed again); `truncated`: the chain has no link there any more.
+             * @enum {string}
+             */
+            problem?: "rewritten" | "truncated";
         };
     };
     responses: {
