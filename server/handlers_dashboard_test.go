@@ -48,7 +48,8 @@ func TestSummariesByCurrency(t *testing.T) {
 	if err := json.Unmarshal(e.want(e.do("GET", "/api/admin/admindashboard/transactions-summary", e.admin().Token, nil), 200, "admin summary").Body, &adm); err != nil {
 		t.Fatal(err)
 	}
-	if adm.Data.TotalBalance != 10000 || len(adm.Data.ByCurrency) != 2 || adm.Data.ByCurrency[1] != (totals{"EUR", 20000, 2000, 2000}) {
+	if adm.Data.TotalBalance != 10000 || len(adm.Data.ByCurrency) != 3 || adm.Data.ByCurrency[1] != (totals{"EUR", 20000, 2000, 2000}) ||
+		adm.Data.ByCurrency[2] != (totals{Currency: "GBP"}) {
 		t.Fatalf("admin summary %+v", adm)
 	}
 }

@@ -25,7 +25,8 @@ func TestAdminDepositAndWithdraw(t *testing.T) {
 
 	r := e.want(e.do("POST", path+"/deposit", adm.Token, map[string]any{"amount": "25.50"}), 201, "deposit")
 	m := r.JSON(t)
-	if m["transaction_type"] != "CREDIT" || r.Amount(t, "amount") != 25_50 || m["description"] != "Deposit" || m["account_id"] != num || m["to_account_id"] != num {
+	// From the bank's vault to the account (double entry).
+	if m["transaction_type"] != "CREDIT" || r.Amount(t, "amount") != 25_50 || m["description"] != "Deposit" || m["account_id"] != "MERIDIANVAULTUSD" || m["to_account_id"] != num {
 		t.Fatalf("deposit %v", m)
 	}
 	r = e.want(e.do("POST", path+"/withdraw", adm.Token, map[string]any{"amount": 5, "description": "Cash"}), 201, "withdraw")

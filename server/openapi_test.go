@@ -426,6 +426,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		{"AuditHead", bank.AuditHead{}, true},
 		{"Anchor", bank.Anchor{}, true},
 		{"AnchorReport", bank.AnchorReport{}, true},
+		{"TrialBalanceRow", bank.TrialBalanceRow{}, true},
 		{"AccountType", bank.AccountType{}, true},
 		{"Account", bank.Account{}, true},
 		{"AccountInput", bank.AccountInput{}, false},

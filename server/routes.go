@@ -42,6 +42,7 @@ func (s *Server) routes() {
 	ad.Get("/audit-logs", s.auditLogs)
 	ad.Get("/audit-logs/verify", s.verifyAuditLog)
 	ad.Get("/accounts", s.allAccounts)
+	ad.Get("/ledger/trial-balance", s.trialBalance)
 	ad.Post("/accounts/:account_number/deposit", s.deposit)
 	ad.Post("/accounts/:account_number/withdraw", s.withdraw)
 	ad.Get("/admindashboard/transactions-summary", s.adminSummary)

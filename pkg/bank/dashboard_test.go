@@ -43,12 +43,13 @@ func TestDashboardsEmpty(t *testing.T) {
 
 	// Every currency the bank offers, the base currency first.
 	as, err := s.AdminSummary(ctx, admin)
-	if err != nil || !reflect.DeepEqual(as, AdminSummary{TotalUsers: 2, ByCurrency: []CurrencyTotals{{Currency: "USD"}, {Currency: "EUR"}}}) {
+	if err != nil || !reflect.DeepEqual(as, AdminSummary{TotalUsers: 2, ByCurrency: []CurrencyTotals{{Currency: "USD"}, {Currency: "EUR"}, {Currency: "GBP"}}}) {
 		t.Fatalf("admin summary %+v %v", as, err)
 	}
 	b, _ = json.Marshal(as)
 	if string(b) != `{"total_balance":0,"total_users":2,"total_transactions":0,"pending_requests":0,"total_transfers":0,"total_sent_amount":0,"total_received_amount":0,`+
-		`"by_currency":[{"currency":"USD","total_balance":0,"total_sent_amount":0,"total_received_amount":0},{"currency":"EUR","total_balance":0,"total_sent_amount":0,"total_received_amount":0}]}` {
+		`"by_currency":[{"currency":"USD","total_balance":0,"total_sent_amount":0,"total_received_amount":0},{"currency":"EUR","total_balance":0,"total_sent_amount":0,"total_received_amount":0},`+
+		`{"currency":"GBP","total_balance":0,"total_sent_amount":0,"total_received_amount":0}]}` {
 		t.Fatalf("JSON %s", b)
 	}
 	users, err := s.AdminMonthlyUsers(ctx, admin)
@@ -182,7 +183,7 @@ func TestDashboardsAcrossYearBoundary(t *testing.T) {
 	as, err := s.AdminSummary(ctx, admin)
 	wantAdmin := AdminSummary{TotalBalance: amt(t, "300.00"), TotalUsers: 3, TotalTransactions: 16, PendingRequests: 2,
 		TotalTransfers: 7, TotalSentAmount: amt(t, "127.50"), TotalReceivedAmount: amt(t, "127.50"),
-		ByCurrency: []CurrencyTotals{{Currency: "USD", TotalBalance: amt(t, "300.00"), TotalSentAmount: amt(t, "127.50"), TotalReceivedAmount: amt(t, "127.50")}, {Currency: "EUR"}}}
+		ByCurrency: []CurrencyTotals{{Currency: "USD", TotalBalance: amt(t, "300.00"), TotalSentAmount: amt(t, "127.50"), TotalReceivedAmount: amt(t, "127.50")}, {Currency: "EUR"}, {Currency: "GBP"}}}
 	if err != nil || !reflect.DeepEqual(as, wantAdmin) {
 		t.Fatalf("admin summary %+v %v; want %+v", as, err, wantAdmin)
 	}
@@ -260,7 +261,7 @@ func TestDashboardsKeepCurrencies(t *testing.T) {
 	as, err := s.AdminSummary(ctx, admin)
 	wantAdmin := AdminSummary{TotalBalance: amt(t, "1100.00"), TotalUsers: 5, TotalTransactions: 15, TotalTransfers: 5,
 		TotalSentAmount: amt(t, "10.00"), TotalReceivedAmount: amt(t, "10.00"),
-		ByCurrency: []CurrencyTotals{usd("1100.00", "10.00", "10.00"), eur("570.00", "209.00", "209.00")}}
+		ByCurrency: []CurrencyTotals{usd("1100.00", "10.00", "10.00"), eur("570.00", "209.00", "209.00"), {Currency: "GBP"}}}
 	if err != nil || !reflect.DeepEqual(as, wantAdmin) {
 		t.Fatalf("admin summary %+v %v;\nwant %+v", as, err, wantAdmin)
 	}

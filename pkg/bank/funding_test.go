@@ -31,7 +31,8 @@ func TestDepositAndWithdraw(t *testing.T) {
 		t.Fatal(err)
 	}
 	dep := res.Transaction
-	if dep.TransactionType != "CREDIT" || dep.Amount != 12_50 || dep.Description != "Deposit" || dep.AccountID != acc.AccountNumber || dep.ToAccountID != acc.AccountNumber || dep.ID == 0 {
+	// The other party of a deposit is the bank: its vault (double entry).
+	if dep.TransactionType != "CREDIT" || dep.Amount != 12_50 || dep.Description != "Deposit" || dep.AccountID != "MERIDIANVAULTUSD" || dep.ToAccountID != acc.AccountNumber || dep.ID == 0 {
 		t.Fatalf("deposit row %+v", dep)
 	}
 	res, err = s.Withdraw(ctx, CLIActor, acc.AccountNumber, FundsInput{Amount: 2_25, Description: " Cash at the branch "}, "")
@@ -39,7 +40,7 @@ func TestDepositAndWithdraw(t *testing.T) {
 		t.Fatal(err)
 	}
 	wd := res.Transaction
-	if wd.TransactionType != "DEBIT" || wd.Amount != 2_25 || wd.Description != "Cash at the branch" {
+	if wd.TransactionType != "DEBIT" || wd.Amount != 2_25 || wd.Description != "Cash at the branch" || wd.ToAccountID != "MERIDIANVAULTUSD" {
 		t.Fatalf("withdrawal row %+v", wd)
 	}
 	if b := balanceOf(t, s, acc.ID); b != 20_25 || ledgerSum(t, s, acc.ID) != b {
@@ -48,6 +49,13 @@ func TestDepositAndWithdraw(t *testing.T) {
 	if auditCount(t, s, "DEPOSIT") != 1 || auditCount(t, s, "WITHDRAWAL") != 1 {
 		t.Fatal("each movement writes one audit row")
 	}
+	// The vault holds the other side: 12.50 in, 2.25 out, and the opening 10.00.
+	var vault money.Amount
+	s.db.Get(&vault, `SELECT balance FROM accounts WHERE account_number = 'MERIDIANVAULTUSD'`)
+	if vault != -20_25 {
+		t.Fatalf("the vault holds %s, want -20.25", vault)
+	}
+	wantBooksBalanced(t, s)
 	var desc string
 	s.db.Get(&desc, `SELECT description FROM audit_log WHERE action_type = 'WITHDRAWAL'`)
 	if desc != "Withdrew $2.25 from "+acc.AccountNumber+" (transaction "+strconv.FormatInt(wd.ID, 10)+") (via CLI)" {
@@ -174,8 +182,8 @@ func TestSeedDemoWithoutCustomerFunding(t *testing.T) {
 		t.Fatalf("SeedDemo: %v %v", created, err)
 	}
 	var deposits, openings int
-	s.db.Get(&deposits, `SELECT count(*) FROM transactions WHERE kind = 'deposit'`)
-	s.db.Get(&openings, `SELECT count(*) FROM transactions WHERE kind = 'opening'`)
+	s.db.Get(&deposits, `SELECT count(*) FROM transactions WHERE kind = 'deposit' AND user_id IS NOT NULL`)
+	s.db.Get(&openings, `SELECT count(*) FROM transactions WHERE kind = 'opening' AND user_id IS NOT NULL`)
 	if deposits != len(demoAccounts) || openings != 0 {
 		t.Fatalf("%d deposits, %d opening balances; want %d and 0", deposits, openings, len(demoAccounts))
 	}

@@ -87,6 +87,11 @@ func (s *Service) history(ctx context.Context, owner int64, q HistoryQuery) ([]T
 		where = append(where, "t.account_id = "+arg(acct))
 	} else if owner != 0 {
 		where = append(where, "t.user_id = "+arg(owner))
+	} else {
+		// Everyone's: the customers' rows. The bank's own accounts' rows
+		// (the other side of deposits, interest, exchanges) show when their
+		// account is named, and in the trial balance.
+		where = append(where, "t.user_id IS NOT NULL")
 	}
 	if q.Type != "" {
 		where = append(where, "t.transaction_type = "+arg(q.Type))

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"meridian/pkg/errs"
 	"meridian/pkg/money"
@@ -88,4 +89,61 @@ func ledgerDate(ctx context.Context) any {
 // backdated returns ctx whose ledger rows are dated at.
 func backdated(ctx context.Context, at time.Time) context.Context {
 	return context.WithValue(ctx, backdateKey{}, at)
+}
+
+// Account classes: a customer's, or one of the bank's own accounts
+// (migrations/0018), one of each per currency.
+const (
+	ClassCustomer        = "customer"
+	ClassVault           = "vault"            // cash in by deposit, out by withdrawal
+	ClassInterestExpense = "interest_expense" // interest paid to customers
+	ClassFXPosition      = "fx_position"      // the other side of exchanges
+	ClassFees            = "fees"             // fees the bank earns
+)
+
+// AccountClasses are the classes in the order the trial balance lists them.
+var AccountClasses = []string{ClassCustomer, ClassVault, ClassInterestExpense, ClassFXPosition, ClassFees}
+
+// TrialBalanceRow is what the accounts of one class hold in one currency:
+// the customers' as they see them (positive), the bank's the other side.
+type TrialBalanceRow struct {
+	Class    string       `json:"class" db:"class"`
+	Currency string       `json:"currency" db:"currency"`
+	Balance  money.Amount `json:"balance" db:"balance"`
+}
+
+// TrialBalance returns, from one snapshot, the balance of every class of
+// account in every currency, by currency then class (every class of every
+// currency the bank keeps accounts in, 0 when empty). Double entry holds
+// when, per currency, they sum to zero (Unbalanced).
+//
+// Returns admin_only (403) for a non-admin.
+func (s *Service) TrialBalance(ctx context.Context, a Actor) ([]TrialBalanceRow, error) {
+	if err := requireAdmin(a); err != nil {
+		return nil, err
+	}
+	out := []TrialBalanceRow{}
+	err := s.db.SelectContext(ctx, &out, `
+		SELECT k.class, c.currency, coalesce(sum(a.balance), 0) AS balance
+		FROM (SELECT DISTINCT currency::text AS currency FROM accounts) c
+		CROSS JOIN unnest($1::text[]) WITH ORDINALITY AS k(class, o)
+		LEFT JOIN accounts a ON a.class = k.class AND a.currency = c.currency
+		GROUP BY k.class, k.o, c.currency
+		ORDER BY c.currency, k.o`, pq.Array(AccountClasses))
+	return out, errs.Wrap(err, "trial balance")
+}
+
+// Unbalanced returns the currencies whose rows do not sum to zero, with
+// their sums.
+func Unbalanced(rows []TrialBalanceRow) map[string]money.Amount {
+	sums := map[string]money.Amount{}
+	for _, r := range rows {
+		sums[r.Currency] += r.Balance
+	}
+	for c, v := range sums {
+		if v == 0 {
+			delete(sums, c)
+		}
+	}
+	return sums
 }

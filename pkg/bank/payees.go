@@ -85,7 +85,7 @@ func (s *Service) CreatePayee(ctx context.Context, a Actor, in PayeeInput) (Paye
 			ID     int64 `db:"id"`
 			UserID int64 `db:"user_id"`
 		}
-		err := tx.GetContext(ctx, &acc, `SELECT id, user_id FROM accounts WHERE account_number = $1 AND closed_at IS NULL`, in.AccountNumber)
+		err := tx.GetContext(ctx, &acc, `SELECT id, user_id FROM accounts WHERE account_number = $1 AND class = 'customer' AND closed_at IS NULL`, in.AccountNumber)
 		if notFound(err) {
 			return errs.ErrAccountNotFound
 		}

@@ -306,6 +306,18 @@ func refusedByDatabase(err error) bool {
 	return errors.As(err, &pe)
 }
 
+// databaseDown reports PostgreSQL's answer that it cannot serve now: a
+// connection exception (class 08), or it is shutting down or starting up
+// (57P01, 57P02, 57P03). The statement did not run; the database may be
+// back in a moment.
+func databaseDown(err error) bool {
+	var pe *pq.Error
+	if !errors.As(err, &pe) {
+		return false
+	}
+	return pe.Code.Class() == "08" || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03"
+}
+
 // timedOutInDatabase reports PostgreSQL's lock_timeout (55P03) or
 // statement_timeout (57014): the statement rolled back for want of time.
 func timedOutInDatabase(err error) bool {
@@ -618,6 +630,13 @@ func (q *postQueue) run(batch []*queuedPosting) {
 	switch {
 	case err == nil:
 		q.deliver(batch, answers)
+	case databaseDown(err):
+		// The database cannot serve now (restarting, failing over): the
+		// statement did not run. The postings wait in the queue, within
+		// their deadlines, for it to come back.
+		for _, t := range batch {
+			q.requeue(t, true)
+		}
 	case refusedByDatabase(err) && len(batch) > 1:
 		// PostgreSQL refused the statement: nothing of the batch
 		// happened. Each posting goes again alone, so one bad posting
@@ -722,7 +741,7 @@ func (q *postQueue) resolve(batch []*queuedPosting, cause error) {
 				q.resolve([]*queuedPosting{t}, cause)
 			}
 			return
-		case refusedByDatabase(err) && !retryable(err):
+		case refusedByDatabase(err) && !retryable(err) && !databaseDown(err):
 			// A lock the first attempt may hold was not let go in time, or
 			// the posting itself fails: what the first attempt did stays
 			// unknown.

@@ -387,12 +387,25 @@ func (s *Service) SeedBulk(ctx context.Context, owner *sqlx.DB, o BulkOptions) (
 		}
 		// Opening balance = what the account keeps plus all it sends, so the
 		// balance never dips below zero whatever order the rows have.
+		// Double entry: each opening balance comes from the vault, a posting
+		// of two legs (migrations/0018), the customer's first.
 		if _, err := tx.ExecContext(ctx, `
-			INSERT INTO transactions (account_id, user_id, transaction_type, kind, amount, from_account_id, to_account_id, description, created_at)
-			SELECT a.id, a.user_id, 'CREDIT', 'opening', a.balance - COALESCE(s.received, 0) + COALESCE(s.sent, 0), a.id, a.id, 'Opening balance', a.created_at
-			FROM bulk_acc a LEFT JOIN bulk_sum s ON s.i = a.i
-			ORDER BY a.id`); err != nil {
+			WITH o AS (
+				SELECT nextval('transactions_id_seq') AS id, a.id AS account_id, a.user_id, a.created_at,
+					a.balance - COALESCE(s.received, 0) + COALESCE(s.sent, 0) AS amount
+				FROM bulk_acc a LEFT JOIN bulk_sum s ON s.i = a.i
+				ORDER BY a.id),
+			v AS (SELECT id FROM accounts WHERE class = 'vault' AND currency = 'USD')
+			INSERT INTO transactions (id, account_id, user_id, transaction_type, kind, amount, from_account_id, to_account_id, description, created_at, posting_id)
+			OVERRIDING SYSTEM VALUE
+			SELECT o.id, o.account_id, o.user_id, 'CREDIT', 'opening', o.amount, v.id, o.account_id, 'Opening balance', o.created_at, o.id FROM o, v
+			UNION ALL
+			SELECT nextval('transactions_id_seq'), v.id, NULL, 'DEBIT', 'opening', o.amount, v.id, o.account_id, 'Opening balance', o.created_at, o.id FROM o, v`); err != nil {
 			return errs.Wrap(err, "bulk opening rows")
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE accounts a SET balance = b.balance FROM ledger_balances b
+			WHERE b.account_id = a.id AND a.class = 'vault' AND a.currency = 'USD'`); err != nil {
+			return errs.Wrap(err, "bulk vault balance")
 		}
 		if _, err := tx.ExecContext(ctx, `
 			INSERT INTO transactions (account_id, user_id, transaction_type, kind, amount, from_account_id, to_account_id, description, created_at)
@@ -406,7 +419,7 @@ func (s *Service) SeedBulk(ctx context.Context, owner *sqlx.DB, o BulkOptions) (
 			ORDER BY x.created_at, x.n, v.o`, now); err != nil {
 			return errs.Wrap(err, "bulk transfer rows")
 		}
-		st.LedgerRows = st.Accounts + 2*st.Transfers
+		st.LedgerRows = 2*st.Accounts + 2*st.Transfers
 		return audit(ctx, tx, CLIActor, AuditEntry{Action: "SEED_BULK", Table: "users",
 			Description: fmt.Sprintf("Seeded %d bulk users, %d accounts and %d transfers (seed %d)", st.Users, st.Accounts, st.Transfers, o.Seed)})
 	})

@@ -85,8 +85,9 @@ type Statement struct {
 // StatementLine is one ledger row of a statement. Amount is signed (a
 // DEBIT is negative); Balance is the running balance after the row;
 // Counterparty is the other account of a transfer or a paid request
-// ("200300400 (Bob Stone)"), empty for an opening balance, a balance
-// adjustment, a deposit or a withdrawal.
+// ("200300400 (Bob Stone)"), or the bank (BankName) for money that came in
+// or went out at the bank: an opening balance, a balance adjustment, a
+// deposit, a withdrawal, interest, an exchange.
 type StatementLine struct {
 	Date          time.Time    `db:"created_at"`
 	Type          string       `db:"transaction_type"`
@@ -94,8 +95,11 @@ type StatementLine struct {
 	Description   string       `db:"description"`
 	CounterNumber *string      `db:"counter_number"`
 	CounterName   *string      `db:"counter_name"`
-	Balance       money.Amount `db:"-"`
-	Counterparty  string       `db:"-"`
+	// Bank: the other end is the bank itself (a deposit, a withdrawal, an
+	// opening balance, an adjustment, interest, an exchange).
+	Bank         bool         `db:"bank"`
+	Balance      money.Amount `db:"-"`
+	Counterparty string       `db:"-"`
 }
 
 // StatementTotals sums a statement's rows.
@@ -288,11 +292,13 @@ func (st *Statement) Render(w io.Writer) error {
 // reused: fn must not keep it.
 func (st *Statement) each(fn func(l *StatementLine) error) (StatementTotals, error) {
 	t := StatementTotals{Closing: st.Opening}
-	// The counterparty is the other account of a transfer or a request;
-	// the bank's own movements (opening, adjustment, deposit, withdrawal)
-	// name the account itself as both ends, and have none.
+	// The counterparty is the other account of a transfer or a request, or
+	// the bank: the other end of money that came in or went out at the bank
+	// (one of the bank's own accounts, migrations/0018; before double entry
+	// such a row named the account itself at both ends).
 	rows, err := st.tx.QueryxContext(st.ctx, `SELECT e.created_at, e.transaction_type, e.signed_amount, e.description,
-			o.account_number AS counter_number, ou.full_name AS counter_name
+			CASE WHEN o.class = 'customer' THEN o.account_number END AS counter_number, ou.full_name AS counter_name,
+			coalesce(o.class <> 'customer', e.from_account_id = e.to_account_id) AS bank
 		FROM ledger_entries e
 		LEFT JOIN accounts o ON o.id = CASE WHEN e.from_account_id = e.account_id THEN e.to_account_id ELSE e.from_account_id END
 			AND o.id <> e.account_id
@@ -305,7 +311,7 @@ func (st *Statement) each(fn func(l *StatementLine) error) (StatementTotals, err
 	defer rows.Close()
 	var l StatementLine
 	for rows.Next() {
-		l.CounterNumber, l.CounterName = nil, nil
+		l.CounterNumber, l.CounterName, l.Bank = nil, nil, false
 		if err := rows.StructScan(&l); err != nil {
 			return t, errs.Wrap(err, "statement row")
 		}
@@ -319,6 +325,9 @@ func (st *Statement) each(fn func(l *StatementLine) error) (StatementTotals, err
 			t.CreditCount++
 		}
 		l.Counterparty = ""
+		if l.Bank {
+			l.Counterparty = BankName
+		}
 		if l.CounterNumber != nil {
 			l.Counterparty = *l.CounterNumber
 			if l.CounterName != nil {

@@ -280,11 +280,11 @@ func TestStatementCSVGolden(t *testing.T) {
 	got := string(renderStatement(t, s, alice, StatementQuery{AccountNumber: a.AccountNumber, From: "2026-01-01", To: "2026-01-31"}))
 	want := strings.ReplaceAll(`date,description,type,amount,balance,counterparty
 2026-01-01,Opening balance,,,0.00,
-2026-01-01,Opening balance,CREDIT,100.00,100.00,
+2026-01-01,Opening balance,CREDIT,100.00,100.00,Meridian
 2026-01-02,"Lunch, ""tapas""",DEBIT,-12.50,87.50,GOLD000002 (Bob Golden)
 2026-01-03,'=SUM(A1:A2),CREDIT,5.00,92.50,GOLD000002 (Bob Golden)
-2026-01-04,Deposit,CREDIT,1000.00,1092.50,
-2026-01-05,'-1 fee,DEBIT,-0.01,1092.49,
+2026-01-04,Deposit,CREDIT,1000.00,1092.50,Meridian
+2026-01-05,'-1 fee,DEBIT,-0.01,1092.49,Meridian
 2026-01-31,Closing balance,,,1092.49,
 `, "\n", "\r\n")
 	if got != want {

@@ -31,9 +31,16 @@ type Transaction struct {
 
 // selectTransaction reads Transaction from the ledger t, with the account
 // numbers of its internal from/to ids; callers add WHERE, ORDER BY, LIMIT.
+// A row written before double entry (migrations/0018) for money that came
+// in or went out at the bank names the account itself at both ends: its
+// other end is shown as the vault of its currency, as the row 0018 added
+// there says, so a customer never sees her own account as the bank.
 const selectTransaction = `SELECT t.id, t.created_at AS transaction_date, t.transaction_type, t.amount,
-	fa.account_number AS account_id, ta.account_number AS to_account_id, t.description
-	FROM transactions t JOIN accounts fa ON fa.id = t.from_account_id JOIN accounts ta ON ta.id = t.to_account_id`
+	CASE WHEN bv.id IS NOT NULL AND t.transaction_type = 'CREDIT' THEN bv.account_number ELSE fa.account_number END AS account_id,
+	CASE WHEN bv.id IS NOT NULL AND t.transaction_type = 'DEBIT' THEN bv.account_number ELSE ta.account_number END AS to_account_id,
+	t.description
+	FROM transactions t JOIN accounts fa ON fa.id = t.from_account_id JOIN accounts ta ON ta.id = t.to_account_id
+	LEFT JOIN accounts bv ON t.from_account_id = t.to_account_id AND bv.class = 'vault' AND bv.currency = fa.currency`
 
 // TransferInput is the body of a transfer. AccountID and ToAccountID are
 // account numbers.

@@ -51,6 +51,8 @@ var RuntimeGrants = map[string]Grant{
 	"account_types":     {},
 	"audit_chain":       {},
 	"event_sealer":      {},
+	"fx_quotes":         {}, // fx_quote() makes them (the converted amount is the bank's)
+	"fx_rates":          {}, // set_fx_rate() sets them, audited
 	"ledger_totals":     {},
 	"notification_feed": {},
 	"roles":             {},
@@ -75,7 +77,7 @@ var RuntimeGrants = map[string]Grant{
 	"two_factor":              {Insert: AllColumns, Update: AllColumns, Delete: true},
 	"two_factor_backup_codes": {Insert: AllColumns, Update: AllColumns, Delete: true},
 	"two_factor_challenges":   {Insert: AllColumns, Update: AllColumns, Delete: true},
-	"users":                   {Insert: []string{"full_name", "email", "phone_number", "role_id"}, Update: []string{"role_id", "is_active", "daily_transfer_limit", "created_at"}},
+	"users":                   {Insert: []string{"full_name", "email", "phone_number", "role_id"}, Update: []string{"role_id", "is_active", "daily_transfer_limit", "created_at", "home_currency"}},
 }
 
 // DefaultAppRole is the runtime role of the embedded database, and the

@@ -25,7 +25,7 @@ func TakeMark(ctx context.Context, dbx *sqlx.DB) (Mark, error) {
 	err := dbx.QueryRowxContext(ctx, `SELECT
 		(SELECT COALESCE(max(id), 0) FROM users),
 		(SELECT COALESCE(max(id), 0) FROM transactions),
-		(SELECT COALESCE(sum(balance), 0) FROM accounts)`).Scan(&m.MaxUserID, &m.MaxTransactionID, &m.TotalBalance)
+		(SELECT COALESCE(sum(balance), 0) FROM accounts WHERE class = 'customer')`).Scan(&m.MaxUserID, &m.MaxTransactionID, &m.TotalBalance)
 	if err != nil {
 		return Mark{}, fmt.Errorf("reading the database's mark: %w", err)
 	}

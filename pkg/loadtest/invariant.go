@@ -83,9 +83,24 @@ func CheckInvariants(ctx context.Context, dbx *sqlx.DB, o InvariantOptions) (*In
 	r := &InvariantReport{ExpectedTotal: o.ExpectedTotal}
 	problem := func(format string, args ...any) { r.Problems = append(r.Problems, fmt.Sprintf(format, args...)) }
 
-	if err := tx.QueryRowxContext(ctx, `SELECT count(*), COALESCE(sum(balance), 0), count(*) FILTER (WHERE balance < 0) FROM accounts`).
+	// The customers' accounts: what they hold, never below zero.
+	if err := tx.QueryRowxContext(ctx, `SELECT count(*), COALESCE(sum(balance), 0), count(*) FILTER (WHERE balance < 0)
+		FROM accounts WHERE class = 'customer'`).
 		Scan(&r.Accounts, &r.TotalBalance, &r.NegativeBalances); err != nil {
 		return nil, fmt.Errorf("invariant check: balances: %w", err)
+	}
+	// Double entry: per currency, every account's balance, the bank's and
+	// the customers', sums to zero (the trial balance).
+	var unbalanced []struct {
+		Currency string       `db:"currency"`
+		Sum      money.Amount `db:"sum"`
+	}
+	if err := tx.SelectContext(ctx, &unbalanced, `SELECT currency::text AS currency, sum(balance) AS sum FROM accounts
+		GROUP BY currency HAVING sum(balance) <> 0 ORDER BY currency`); err != nil {
+		return nil, fmt.Errorf("invariant check: trial balance: %w", err)
+	}
+	for _, u := range unbalanced {
+		problem("the books do not balance in %s: all accounts sum to %s, not 0", u.Currency, u.Sum)
 	}
 	if err := tx.GetContext(ctx, &r.LedgerRows, `SELECT count(*) FROM transactions`); err != nil {
 		return nil, fmt.Errorf("invariant check: ledger: %w", err)

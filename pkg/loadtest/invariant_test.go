@@ -66,7 +66,8 @@ func TestCheckInvariants(t *testing.T) {
 		return r
 	}
 	r := check(InvariantOptions{ExpectedTotal: &mark.TotalBalance, Committed: []Committed{good}, ExactSince: mark.MaxTransactionID})
-	if !r.OK || r.Accounts != 10 || r.LedgerRows != 10+2*15+2 || r.CommittedChecked != 1 {
+	// Ledger rows: each opening balance and each transfer is two legs (double entry).
+	if !r.OK || r.Accounts != 10 || r.LedgerRows != 2*10+2*15+2 || r.CommittedChecked != 1 {
 		t.Fatalf("a consistent bank should pass: %+v", r)
 	}
 
@@ -87,8 +88,12 @@ func TestCheckInvariants(t *testing.T) {
 	}
 	r = check(InvariantOptions{ExpectedTotal: &mark.TotalBalance})
 	if r.OK || r.MismatchCount != 1 || r.Mismatches[0].AccountNumber != to.Accounts[0] ||
-		r.Mismatches[0].Balance-r.Mismatches[0].Ledger != money.Amount(1_00) || r.TotalBalance != mark.TotalBalance+1_00 || len(r.Problems) != 2 {
-		t.Fatalf("a balance off its ledger should be reported, with the total: %+v", r)
+		r.Mismatches[0].Balance-r.Mismatches[0].Ledger != money.Amount(1_00) || r.TotalBalance != mark.TotalBalance+1_00 || len(r.Problems) != 3 ||
+		!strings.Contains(r.Problems[0], "do not balance in USD") {
+		t.Fatalf("a balance off its ledger should be reported, with the total and the books out of balance: %+v", r)
+	}
+	if _, err := dbx.Exec(`UPDATE accounts SET balance = balance - 1 WHERE account_number = $1`, to.Accounts[0]); err != nil {
+		t.Fatal(err)
 	}
 
 	// A DEBIT without its CREDIT is not a committed transfer.
