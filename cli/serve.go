@@ -89,13 +89,22 @@ func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 	// Sessions' last use, written in the background in one UPDATE
 	// per flush, never by the requests themselves.
 	go func() { defer bg.Done(); e.svc.RunSessionsSeen(bgctx, 15*time.Second, e.log) }()
+	// Push notifications to the phones of users with no socket open
+	// (push_url; empty: none), and which users have one here.
+	bg.Add(2)
+	go func() { defer bg.Done(); hub.RunPresence(bgctx) }()
+	go func() {
+		defer bg.Done()
+		e.svc.RunPusher(bgctx, bank.PushOptions{URL: e.cfg.PushURL, Log: e.log, Live: hub.LiveHere})
+	}()
 
 	ln, err := net.Listen("tcp", e.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s (addr): %w", e.cfg.Addr, err)
 	}
 	srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version, RequestTimeout: e.cfg.RequestTimeout,
-		TrustedProxies: e.cfg.TrustedProxies, AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser})
+		TrustedProxies: e.cfg.TrustedProxies, AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser,
+		WSQueryToken: e.cfg.WSQueryToken})
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 

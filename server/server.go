@@ -34,6 +34,9 @@ type Options struct {
 	WSMaxPerUser int
 	// RequestTimeout is every request's deadline (request_timeout; 0: 10 s).
 	RequestTimeout time.Duration
+	// WSQueryToken accepts /ws?token=<token>, the first app's form (config
+	// ws_query_token); otherwise the token comes in a subprotocol or a header.
+	WSQueryToken bool
 }
 
 // DefaultRequestTimeout is request_timeout's default.
@@ -53,6 +56,7 @@ type Server struct {
 	wsPingEvery    time.Duration
 	allowedOrigins []string // lower case, no trailing slash
 	wsMaxPerUser   int
+	wsQueryToken   bool
 	timeout        time.Duration // each request's deadline
 	allow          allowTable
 }
@@ -75,7 +79,7 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 		o.RequestTimeout = DefaultRequestTimeout
 	}
 	s := &Server{svc: svc, hub: hub, log: o.Logger, version: o.Version, wsPingEvery: wsPingEvery,
-		trustedProxies: o.TrustedProxies, wsMaxPerUser: o.WSMaxPerUser, timeout: o.RequestTimeout}
+		trustedProxies: o.TrustedProxies, wsMaxPerUser: o.WSMaxPerUser, wsQueryToken: o.WSQueryToken, timeout: o.RequestTimeout}
 	for _, origin := range o.AllowedOrigins {
 		s.allowedOrigins = append(s.allowedOrigins, strings.ToLower(strings.TrimRight(strings.TrimSpace(origin), "/")))
 	}

@@ -55,6 +55,9 @@ type Settings struct {
 	// DefaultTransferBatchWorkers.
 	TransferBatch        int
 	TransferBatchWorkers int
+	// LockAfter is config lock_after, told to the app (PublicConfig); <= 0:
+	// DefaultLockAfter.
+	LockAfter time.Duration
 }
 
 // Service is the bank. It is safe for concurrent use.
@@ -74,6 +77,7 @@ type Service struct {
 	pdfRows    int                     // the most rows of a PDF statement (0: MaxPDFStatementRows; tests lower it)
 	reads      *db.Router              // read replicas (database_read_urls); nil: every read on db
 	transfers  *transferQueue          // customers' transfers, sent in batches (transferbatch.go)
+	pushes     pushCounters            // what the pusher sent (pusher.go)
 }
 
 // New returns a Service over db.

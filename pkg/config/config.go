@@ -72,6 +72,15 @@ type Config struct {
 	// many such batches it has in flight at once.
 	TransferBatch        int
 	TransferBatchWorkers int
+	// PushURL is the Expo push API the pusher posts to; empty: no push
+	// notifications.
+	PushURL string
+	// WSQueryToken accepts the token in /ws's query string (the first app's
+	// clients); otherwise only in a subprotocol or an Authorization header.
+	WSQueryToken bool
+	// LockAfter is how long the app may stay in the background before it
+	// asks for the device's biometrics (or passcode) again.
+	LockAfter time.Duration
 }
 
 // Keys lists every configuration key with its default, in the order shown by --help.
@@ -106,6 +115,9 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"daily_transfer_limit", "10000.00", "what a customer may send to others per currency per UTC day, unless an administrator sets their own (meridian user limit)"},
 	{"transfer_batch", "32", "the most transfers serve sends to the database in one transaction, each with its own answer; 1: each transfer alone"},
 	{"transfer_batch_workers", "1", "transfer batches serve has in flight at once (1 was fastest on 2 cores: batches never wait for each other's locks)"},
+	{"push_url", "https://exp.host/--/api/v2/push/send", "the Expo push API that push notifications to phones are posted to; empty: no pushes"},
+	{"ws_query_token", "false", "accept the token in /ws's query string (/ws?token=..., the first app's form); false: only as a subprotocol or Authorization header"},
+	{"lock_after", "5m", "the app asks for Face ID, a fingerprint or the device passcode after this long in the background"},
 }
 
 // Load parses raw values (as Viper returns them) into a Config. get returns
@@ -173,7 +185,7 @@ func Load(get func(key string) string) (Config, error) {
 	}{{"token_ttl", &c.TokenTTL, time.Minute}, {"requests_ttl", &c.RequestsTTL, time.Second}, {"expiry_interval", &c.ExpiryInterval, 100 * time.Millisecond},
 		{"scheduler_interval", &c.SchedulerInterval, 100 * time.Millisecond},
 		{"seal_interval", &c.SealInterval, 10 * time.Millisecond}, {"request_timeout", &c.RequestTimeout, 100 * time.Millisecond},
-		{"replica_wait", &c.ReplicaWait, 0}}
+		{"replica_wait", &c.ReplicaWait, 0}, {"lock_after", &c.LockAfter, time.Second}}
 	for _, d := range durations {
 		*d.dst, err = time.ParseDuration(strings.TrimSpace(get(d.key)))
 		if err != nil || *d.dst < d.min {
@@ -259,6 +271,16 @@ func Load(get func(key string) string) (Config, error) {
 	c.TransferBatchWorkers, err = strconv.Atoi(strings.TrimSpace(get("transfer_batch_workers")))
 	if err != nil || c.TransferBatchWorkers < 1 || c.TransferBatchWorkers > 1000 {
 		return c, bad("transfer_batch_workers", "a whole number from 1 to 1000")
+	}
+	c.PushURL = strings.TrimSpace(get("push_url"))
+	if c.PushURL != "" {
+		u, e := url.Parse(c.PushURL)
+		if e != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, bad("push_url", `an http(s) URL like "https://exp.host/--/api/v2/push/send", or empty`)
+		}
+	}
+	if c.WSQueryToken, err = strconv.ParseBool(strings.TrimSpace(get("ws_query_token"))); err != nil {
+		return c, bad("ws_query_token", "true or false")
 	}
 	return c, nil
 }
