@@ -1,3 +1,5 @@
+import Constants from 'expo-constants';
+
 import { createStore, useStore } from '../state/store';
 import { storage as defaultStorage, STORAGE_KEYS, type KeyValueStorage } from './storage';
 
@@ -10,26 +12,39 @@ import { storage as defaultStorage, STORAGE_KEYS, type KeyValueStorage } from '.
  */
 export const FALLBACK_SERVER = 'http://localhost:8080';
 
-/** 'http://host:port' without a trailing slash, or null when it is not an http(s) address. */
-export function normaliseServerAddress(input: string | null | undefined): string | null {
+/**
+ * Whether this build may talk plain http: development builds only
+ * (`__DEV__`, or APP_VARIANT=development in app.config.ts). A store build
+ * accepts https:// addresses alone, as its OS does (no cleartext traffic).
+ */
+export function httpAllowed(): boolean {
+  return (typeof __DEV__ !== 'undefined' && __DEV__) || Constants.expoConfig?.extra?.allowHttp === true;
+}
+
+/**
+ * 'https://host:port' without a trailing slash, or null when it is not an
+ * address this build may use: https, or (allowHttp: development builds) http.
+ * An address typed without a scheme takes https, or http where it is allowed.
+ */
+export function normaliseServerAddress(input: string | null | undefined, allowHttp: boolean = httpAllowed()): string | null {
   let text = (input ?? '').trim();
   if (!text) return null;
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) text = `http://${text}`;
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) text = `${allowHttp ? 'http' : 'https'}://${text}`;
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     return null;
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) return null;
+  if ((url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) || !url.hostname) return null;
   if (url.search || url.hash || url.username || url.password) return null;
   const path = url.pathname.replace(/\/+$/, '');
   return `${url.protocol}//${url.host}${path}`;
 }
 
-/** The build's server: EXPO_PUBLIC_API_URL (inlined at build time), else localhost:8080. */
-export function buildDefaultServer(): string {
-  return normaliseServerAddress(process.env.EXPO_PUBLIC_API_URL) ?? FALLBACK_SERVER;
+/** The build's server: EXPO_PUBLIC_API_URL (inlined at build time), else localhost:8080 (development builds). */
+export function buildDefaultServer(allowHttp: boolean = httpAllowed()): string {
+  return normaliseServerAddress(process.env.EXPO_PUBLIC_API_URL, allowHttp) ?? (allowHttp ? FALLBACK_SERVER : FALLBACK_SERVER.replace(/^http:/, 'https:'));
 }
 
 export type ServerCheck = { ok: true } | { ok: false; message: string };

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 
-import { notificationSocketUrl } from '../config';
+import { notificationSocketUrl, socketProtocols } from '../config';
 import { useErrorToast } from '../hooks/useErrorToast';
 import { errorMessage } from '../services/api/client';
 import { invalidateMoneyQueries, queryFamilies, queryKeys } from '../services/api/keys';
@@ -20,7 +20,7 @@ import {
   panelNotifications,
   type ClientNotification,
 } from './notifications';
-import { useSession } from './session';
+import { sessionStore, useSession } from './session';
 import { toast } from './toast';
 
 export interface NotificationCenter {
@@ -104,8 +104,11 @@ export function NotificationsProvider({ children, createSocket }: NotificationsP
       void invalidateMoneyQueries(queryClient);
     };
     const socket = openNotificationSocket({
-      url: notificationSocketUrl(userId, token),
+      url: notificationSocketUrl(userId),
+      protocols: socketProtocols(token),
       createSocket,
+      // 4401: this session was signed out elsewhere, expired or deactivated: sign out here at once.
+      onSessionEnded: () => void sessionStore.signOut(),
       onStatus: setConnection,
       onResync: resync,
       onNotification: (push) => {
