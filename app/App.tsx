@@ -13,6 +13,7 @@ import { NotificationsProvider } from './state/NotificationsProvider';
 import { sessionStore } from './state/session';
 import { twoFactorGate } from './state/twoFactorGate';
 import { ThemeProvider, useTheme } from './theme';
+import { useLanguage } from './i18n/useLanguage';
 
 /**
  * Reads the server address (Android/iOS), then the stored session, so no
@@ -43,8 +44,10 @@ wireQueryManagers();
 
 export default function App() {
   useSessionLifecycle();
+  // A change of language redraws everything in it.
+  const language = useLanguage();
   return (
-    <SafeAreaProvider>
+    <SafeAreaProvider key={language}>
       <ThemeProvider>
         <ErrorBoundary>
           <QueryClientProvider client={queryClient}>

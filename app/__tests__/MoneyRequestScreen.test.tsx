@@ -27,7 +27,7 @@ describe('Money Requests', () => {
     await waitFor(() => expect(within(table).getByText('$20.00')).toBeTruthy());
     expect(within(table).getByText('$7.50')).toBeTruthy();
     expect(within(table).getByText('2026-05-01')).toBeTruthy();
-    expect(screen.getByTestId('request-status-33')).toHaveTextContent('ACCEPTED');
+    expect(screen.getByTestId('request-status-33')).toHaveTextContent('Accepted');
     for (const t of ['Date', 'Amount', 'From Account', 'To Account', 'Status', 'Actions']) expect(within(table).getByText(t)).toBeTruthy();
   });
 

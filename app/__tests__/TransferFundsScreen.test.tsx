@@ -54,8 +54,8 @@ describe('Transfer Funds', () => {
     renderScreen(TransferFundsScreen);
     const table = await screen.findByTestId('transfer-history');
     await waitFor(() => expect(within(table).getByText('Rent share')).toBeTruthy());
-    expect(within(table).getByText('debit')).toBeTruthy();
-    expect(within(table).getByText('credit')).toBeTruthy();
+    expect(within(table).getByText('Debit')).toBeTruthy();
+    expect(within(table).getByText('Credit')).toBeTruthy();
     expect(within(table).getByText('$12.50')).toBeTruthy();
     expect(within(table).getByText('$1,000.00')).toBeTruthy();
     expect(within(table).getByText('2026-05-07')).toBeTruthy();

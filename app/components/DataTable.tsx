@@ -5,6 +5,7 @@ import { radius, spacing, useTheme } from '../theme';
 import { usePageFooter } from './pageFooter';
 import { Text } from './Text';
 import { ROWS_SCROLL_THEMSELVES, VirtualRows } from './VirtualRows';
+import { t } from '../i18n';
 
 export interface Column<T> {
   key: string;
@@ -57,7 +58,7 @@ export function DataTable<T>({
   loading,
   loadingText = 'Loading...',
   error,
-  emptyText = 'No data',
+  emptyText = t('No data'),
   stackBelow = 600,
   testID,
   stackedRole = 'list',

@@ -16,6 +16,7 @@ import { radius, spacing, useTheme } from '../theme';
 import { IconButton } from './IconButton';
 import { Text } from './Text';
 import { Toaster } from './Toaster';
+import { t } from '../i18n';
 
 export interface ModalProps {
   visible: boolean;
@@ -82,7 +83,7 @@ export function Modal({ visible, onClose, title, children, footer, testID, maxWi
           <Pressable
             testID={testID ? `${testID}-backdrop` : undefined}
             role="button"
-            accessibilityLabel="Close dialog"
+            accessibilityLabel={t('Close dialog')}
             style={[StyleSheet.absoluteFill, { backgroundColor: colors.backdrop }]}
             onPress={onClose}
           />
@@ -97,7 +98,7 @@ export function Modal({ visible, onClose, title, children, footer, testID, maxWi
               <Text variant="subtitle" role="heading" aria-level={2} style={styles.title}>
                 {title}
               </Text>
-              <IconButton icon="x" accessibilityLabel="Close" onPress={onClose} />
+              <IconButton icon="x" accessibilityLabel={t('Close')} onPress={onClose} />
             </View>
             <ScrollView
               contentContainerStyle={styles.body}

@@ -2,6 +2,7 @@ import Constants from 'expo-constants';
 
 import { createStore, useStore } from '../state/store';
 import { storage as defaultStorage, STORAGE_KEYS, type KeyValueStorage } from './storage';
+import { t } from '../i18n';
 
 /**
  * The server an installed app talks to (Android / iOS). The build brings a
@@ -50,7 +51,7 @@ export function buildDefaultServer(allowHttp: boolean = httpAllowed()): string {
 export type ServerCheck = { ok: true } | { ok: false; message: string };
 
 export const SERVER_CHECK_TIMEOUT_MS = 5000;
-export const INVALID_SERVER_MESSAGE = 'Enter the server address, e.g. http://192.168.1.20:8080';
+export const INVALID_SERVER_MESSAGE = 'Enter the server address, e.g. https://bank.example.com';
 
 /** GET <origin>/readyz: 200 means the server and its database are ready. */
 export async function checkServer(origin: string, fetchImpl: typeof fetch = fetch, timeoutMs = SERVER_CHECK_TIMEOUT_MS): Promise<ServerCheck> {
@@ -66,9 +67,12 @@ export async function checkServer(origin: string, fetchImpl: typeof fetch = fetc
     } catch {
       // not JSON: not a Meridian server, most likely
     }
-    return { ok: false, message: reason ? `The server at ${origin} is not ready: ${reason}` : `No Meridian server answers at ${origin}` };
+    return {
+      ok: false,
+      message: reason ? t('The server at {{origin}} is not ready: {{reason}}', { origin, reason }) : t('No Meridian server answers at {{origin}}', { origin }),
+    };
   } catch {
-    return { ok: false, message: `Cannot reach the server at ${origin}` };
+    return { ok: false, message: t('Cannot reach the server at {{origin}}', { origin }) };
   } finally {
     clearTimeout(timer);
   }

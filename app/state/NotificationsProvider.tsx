@@ -22,6 +22,7 @@ import {
 } from './notifications';
 import { sessionStore, useSession } from './session';
 import { toast } from './toast';
+import { t } from '../i18n';
 
 export interface NotificationCenter {
   /** Pushed first, then stored. */
@@ -53,7 +54,7 @@ export interface NotificationsProviderProps {
 }
 
 const FETCH_FAILED = 'Failed to fetch notifications';
-const fetchError = (error: unknown) => errorMessage(error, FETCH_FAILED);
+const fetchError = (error: unknown) => errorMessage(error, t(FETCH_FAILED));
 const NO_SERVER_ITEMS: ServerNotification[] = [];
 
 /** Live pushes belong to the session that received them. */

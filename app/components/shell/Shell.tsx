@@ -15,6 +15,7 @@ import { NotificationsMenu } from './NotificationsMenu';
 import { PasswordResetModal } from './PasswordResetModal';
 import { ProfileMenu } from './ProfileMenu';
 import { Sidebar } from './Sidebar';
+import { t } from '../../i18n';
 
 export interface ShellProps {
   /** The page is a virtualized list that scrolls itself (Android/iOS); the web always scrolls the page. */
@@ -96,7 +97,7 @@ export function Shell({ pageScrollsItself = false, user, activeRoute, onNavigate
         <>
           <Pressable
             testID="sidebar-backdrop"
-            accessibilityLabel="Close sidebar"
+            accessibilityLabel={t('Close sidebar')}
             onPress={sidebar.outsideClick}
             style={[StyleSheet.absoluteFill, { backgroundColor: colors.backdrop, zIndex: 20 }]}
           />
@@ -104,7 +105,7 @@ export function Shell({ pageScrollsItself = false, user, activeRoute, onNavigate
             testID="sidebar-drawer"
             role="dialog"
             aria-modal
-            aria-label="Navigation"
+            aria-label={t('Navigation')}
             onAccessibilityEscape={sidebar.collapse}
             style={[styles.drawer, { top: insets.top, bottom: insets.bottom, left: insets.left }]}
           >

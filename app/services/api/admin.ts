@@ -3,6 +3,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tansta
 import { api } from './client';
 import { queryKeys } from './keys';
 import type { AdminUserRow, AuditChainVerification, AuditLog, AuditLogPage, Role } from './types';
+import { t } from '../../i18n';
 
 export const adminApi = {
   users: () => api.get<AdminUserRow[]>('/admin/users'),
@@ -47,7 +48,7 @@ export function useAssignRole() {
 /** The audit log answer did not hold an `audit_logs` array. */
 export class UnexpectedFormatError extends Error {
   constructor() {
-    super('Unexpected response format from server');
+    super(t('Unexpected response format from server'));
     this.name = 'UnexpectedFormatError';
   }
 }
