@@ -1,6 +1,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 
 import { sessionStore, useSession } from '../../state/session';
+import { unregisterPush } from '../push';
 import { client } from './typed';
 import { queryKeys } from './keys';
 import type {
@@ -82,6 +83,8 @@ export function useMe(enabled = true) {
  */
 export async function signOut(options: { explicit?: boolean } = {}): Promise<void> {
   const hadToken = sessionStore.getState().token !== null;
+  // This phone stops receiving pushes first, while the session can still say so.
+  if (hadToken) await unregisterPush();
   const revoke = hadToken ? authApi.logout().catch(() => undefined) : Promise.resolve();
   await sessionStore.signOut(options);
   await revoke;
