@@ -80,10 +80,18 @@ export function Modal({ visible, onClose, title, children, footer, testID, maxWi
             },
           ]}
         >
+          {/*
+            The backdrop closes on a click or tap, but it is no control of its own:
+            Tab goes to the dialog's X first, and screen readers skip it (the X,
+            Escape and the back button close the dialog).
+          */}
           <Pressable
             testID={testID ? `${testID}-backdrop` : undefined}
-            role="button"
-            accessibilityLabel={t('Close dialog')}
+            focusable={false}
+            tabIndex={-1}
+            accessible={false}
+            aria-hidden
+            importantForAccessibility="no-hide-descendants"
             style={[StyleSheet.absoluteFill, { backgroundColor: colors.backdrop }]}
             onPress={onClose}
           />

@@ -5,7 +5,6 @@ import { useSafeAreaInsets } from 'react-native-safe-area-context';
 import { useDismissKey } from '../hooks/useDismissKey';
 import { elevation, radius, spacing, useTheme } from '../theme';
 import { Toaster } from './Toaster';
-import { t } from '../i18n';
 
 /** A rectangle in window coordinates (`measureInWindow`). */
 export interface AnchorRect {
@@ -58,7 +57,16 @@ export function Popover({ visible, onClose, top = 0, right = MARGIN, anchor, wid
       statusBarTranslucent
       navigationBarTranslucent
     >
-      <Pressable testID={testID ? `${testID}-backdrop` : undefined} style={StyleSheet.absoluteFill} onPress={onClose} accessibilityLabel={t('Close menu')} />
+      <Pressable
+        testID={testID ? `${testID}-backdrop` : undefined}
+        style={StyleSheet.absoluteFill}
+        onPress={onClose}
+        focusable={false}
+        tabIndex={-1}
+        accessible={false}
+        aria-hidden
+        importantForAccessibility="no-hide-descendants"
+      />
       <View
         testID={testID}
         role="menu"

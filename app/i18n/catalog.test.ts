@@ -13,6 +13,7 @@ import { TWO_FACTOR_REQUIRED_FALLBACK } from '../state/twoFactorGate';
 import { formatMoney } from '../utils/format';
 import { formatRelativeTime } from '../utils/relativeTime';
 import * as validation from '../utils/validation';
+import { CODE_OR_BACKUP_MESSAGE, CODE_REQUIRED_MESSAGE } from '../utils/twoFactor';
 import en from './en.json';
 import es from './es.json';
 import { pickLocale, setLanguage, t } from './index';
@@ -57,6 +58,8 @@ describe('the catalogs', () => {
     ...Object.values(ROUTE_TITLES),
     INVALID_SERVER_MESSAGE,
     TWO_FACTOR_REQUIRED_FALLBACK,
+    CODE_REQUIRED_MESSAGE,
+    CODE_OR_BACKUP_MESSAGE,
     validation.INVALID_AMOUNT_MESSAGE,
     validation.FIRST_RUN_FORMAT_MESSAGE,
     validation.FIRST_RUN_PAST_MESSAGE,

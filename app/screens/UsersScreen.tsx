@@ -83,6 +83,7 @@ export default function UsersScreen() {
       key: 'limit',
       title: t('Limit'),
       flex: 1,
+      minWidth: 128, // "Daily limit" (and "Límite diario") on one line at 1280 px
       render: (row) =>
         row.role === 'User' ? (
           <Button title={t('Daily limit')} variant="outline" size="sm" testID={`user-limit-${row.id}`} accessibilityLabel={t('Daily limit of {{name}}', { name: row.name })} onPress={() => setLimitFor(row)} />
@@ -92,6 +93,7 @@ export default function UsersScreen() {
       key: 'action',
       title: t('Action'),
       flex: 1.1,
+      minWidth: 128,
       render: (row) => (
         <Button
           title={row.status ? t('Deactivate') : t('Activate')}
@@ -108,12 +110,14 @@ export default function UsersScreen() {
     {
       key: 'money',
       title: t('Money'),
-      flex: 0.7,
+      flex: 1.3,
+      minWidth: 190,
       // Only a customer's accounts take deposits.
       render: (row) =>
         row.role === 'User' ? (
           <ActionMenu
             icon="dollar-sign"
+            label={t('Deposit / Withdraw')}
             accessibilityLabel={t('Deposit or withdraw for {{name}}', { name: row.name })}
             testID={`user-funds-${row.id}`}
             items={[

@@ -21,7 +21,7 @@ export function TwoFactorStep({ code, onChangeCode, error, verifying, onSubmit, 
   const styles = useThemedStyles(themed);
   return (
     <View style={styles.form} testID="twofactor-form">
-      <Text>{`${CODE_OR_BACKUP_MESSAGE}.`}</Text>
+      <Text>{`${t(CODE_OR_BACKUP_MESSAGE)}.`}</Text>
       <TextField
         label={t('Code')}
         testID="login-code"
