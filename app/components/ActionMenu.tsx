@@ -46,33 +46,18 @@ export function ActionMenu({ accessibilityLabel, items, icon = 'more-horizontal'
     trigger.current?.measureInWindow((x, y, width, height) => setAnchor({ x, y, width, height }));
   };
   const close = () => setOpen(false);
+  const triggerProps = {
+    accessibilityLabel,
+    'aria-expanded': open,
+    'aria-haspopup': 'menu' as const,
+    testID,
+    disabled,
+    onPress: () => (open ? close() : show()),
+  };
 
   return (
     <View ref={trigger} collapsable={false} style={styles.trigger}>
-      {label ? (
-        <Button
-          title={label}
-          icon={icon}
-          variant="outline"
-          size="sm"
-          accessibilityLabel={accessibilityLabel}
-          aria-expanded={open}
-          aria-haspopup="menu"
-          testID={testID}
-          disabled={disabled}
-          onPress={() => (open ? close() : show())}
-        />
-      ) : (
-        <IconButton
-          icon={icon}
-          accessibilityLabel={accessibilityLabel}
-          aria-expanded={open}
-          aria-haspopup="menu"
-          testID={testID}
-          disabled={disabled}
-          onPress={() => (open ? close() : show())}
-        />
-      )}
+      {label ? <Button title={label} icon={icon} variant="outline" size="sm" {...triggerProps} /> : <IconButton icon={icon} {...triggerProps} />}
       <Popover visible={open} onClose={close} anchor={anchor} width={MENU_WIDTH} testID={testID ? `${testID}-popover` : undefined} accessibilityLabel={accessibilityLabel}>
         {items.map((item) => (
           <Pressable
