@@ -42,7 +42,7 @@ describe('Money Requests', () => {
     renderScreen(MoneyRequestScreen);
     fireEvent.press(await screen.findByTestId('request-menu-31'));
     expect(screen.getByTestId('request-menu-31')).toBeExpanded();
-    fireEvent.press(screen.getByTestId('request-menu-31-popover-backdrop'));
+    fireEvent.press(screen.getByTestId('request-menu-31-popover-backdrop', { includeHiddenElements: true } as never));
     expect(screen.queryByTestId('request-accept-31')).toBeNull();
     expect(screen.getByTestId('request-menu-31')).toBeCollapsed();
 
