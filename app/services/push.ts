@@ -1,6 +1,5 @@
 import Constants from 'expo-constants';
 import * as Device from 'expo-device';
-import * as Notifications from 'expo-notifications';
 import { Platform } from 'react-native';
 
 import { client } from './api/typed';
@@ -27,23 +26,36 @@ export interface PushPlatform {
   pushToken(): Promise<string>;
 }
 
+type NotificationsModule = typeof import('expo-notifications');
+
+/**
+ * expo-notifications, loaded on first use: on Android, Expo Go has no push
+ * since SDK 53 and the module throws when it loads; then this phone simply
+ * gets no pushes (a development or store build has them).
+ */
+function notifications(): NotificationsModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('expo-notifications') as NotificationsModule;
+}
+
 export const expoPushPlatform: PushPlatform = {
   isDevice: Device.isDevice,
   os: Platform.OS === 'ios' ? 'ios' : 'android',
   async permissionGranted() {
-    return (await Notifications.getPermissionsAsync()).granted;
+    return (await notifications().getPermissionsAsync()).granted;
   },
   async askPermission() {
-    return (await Notifications.requestPermissionsAsync()).granted;
+    return (await notifications().requestPermissionsAsync()).granted;
   },
   async prepareChannel() {
     if (Platform.OS === 'android') {
-      await Notifications.setNotificationChannelAsync('default', { name: 'Meridian', importance: Notifications.AndroidImportance.HIGH });
+      const n = notifications();
+      await n.setNotificationChannelAsync('default', { name: 'Meridian', importance: n.AndroidImportance.HIGH });
     }
   },
   async pushToken() {
     const projectId = Constants.expoConfig?.extra?.eas?.projectId ?? Constants.easConfig?.projectId;
-    return (await Notifications.getExpoPushTokenAsync(projectId ? { projectId } : undefined)).data;
+    return (await notifications().getExpoPushTokenAsync(projectId ? { projectId } : undefined)).data;
   },
 };
 
@@ -94,7 +106,11 @@ export async function unregisterPush(): Promise<void> {
 
 /** While the app is in front the live socket shows a toast: no banner then. */
 export function configureForegroundNotifications(): void {
-  Notifications.setNotificationHandler({
-    handleNotification: async () => ({ shouldShowBanner: false, shouldShowList: true, shouldPlaySound: false, shouldSetBadge: false }),
-  });
+  try {
+    notifications().setNotificationHandler({
+      handleNotification: async () => ({ shouldShowBanner: false, shouldShowList: true, shouldPlaySound: false, shouldSetBadge: false }),
+    });
+  } catch {
+    // No push here (Expo Go on Android): nothing to configure.
+  }
 }
