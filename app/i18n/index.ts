@@ -64,6 +64,12 @@ void i18n.init({
   initAsync: false,
 });
 
+/** The web page says its language (screen readers, the browser's translator). */
+function markDocument(lang: Language): void {
+  if (typeof document !== 'undefined' && document.documentElement) document.documentElement.lang = lang;
+}
+markDocument(device.language);
+
 /** A text in the user's language (the key is its English wording). */
 export function t(key: string, options?: Record<string, unknown>): string {
   return (options ? i18n.t(key, options as TOptions) : i18n.t(key)) as string;
@@ -85,5 +91,6 @@ export function language(): Language {
  */
 export function setLanguage(lang: Language, tag: string = lang === 'en' ? 'en-US' : lang): void {
   localeTag = tag;
+  markDocument(lang);
   void i18n.changeLanguage(lang);
 }
