@@ -337,7 +337,9 @@ async function main() {
       const limitBox = await page.locator(tid(`user-limit-${target.user.id}`)).boundingBox();
       const toggleBox = await page.locator(tid(`user-toggle-${target.user.id}`)).boundingBox();
       assert.ok(limitBox.height <= toggleBox.height + 1, `"Daily limit" wraps: ${limitBox.height}px against ${toggleBox.height}px`);
-      assert.equal((await page.locator(tid(`user-funds-${target.user.id}`)).textContent())?.trim(), 'Deposit / Withdraw');
+      const fundsBox = await page.locator(tid(`user-funds-${target.user.id}`)).boundingBox();
+      assert.ok(fundsBox.height <= toggleBox.height + 1, `"Deposit / Withdraw" wraps: ${fundsBox.height}px against ${toggleBox.height}px`);
+      assert.match((await page.locator(tid(`user-funds-${target.user.id}`)).textContent()) ?? '', /Deposit \/ Withdraw/);
 
       const toggle = page.locator(tid(`user-toggle-${target.user.id}`));
       assert.equal((await toggle.textContent())?.trim(), 'Deactivate');

@@ -111,14 +111,14 @@ export default function UsersScreen() {
       key: 'money',
       title: t('Money'),
       flex: 1.3,
-      minWidth: 190,
+      minWidth: 224, // "Deposit / Withdraw" with its icon on one line at 1280 px
       // Only a customer's accounts take deposits.
       render: (row) =>
         row.role === 'User' ? (
           <ActionMenu
             icon="dollar-sign"
             label={t('Deposit / Withdraw')}
-            accessibilityLabel={t('Deposit or withdraw for {{name}}', { name: row.name })}
+            accessibilityLabel={t('Deposit / Withdraw for {{name}}', { name: row.name })}
             testID={`user-funds-${row.id}`}
             items={[
               { label: t('Deposit'), testID: `user-deposit-${row.id}`, onPress: () => setFunds({ kind: 'deposit', user: row }) },

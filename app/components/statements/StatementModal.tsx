@@ -9,7 +9,7 @@ import { thisMonth } from '../../utils/format';
 import { statementFormError } from '../../utils/validation';
 import { FormModal } from '../FormModal';
 import { Select } from '../Select';
-import { TextField } from '../TextField';
+import { DateField } from '../DateField';
 import { t } from '../../i18n';
 
 const FORMATS = (): { label: string; value: StatementFormat }[] =>
@@ -72,8 +72,8 @@ export function StatementModal({ visible, onClose, account }: { visible: boolean
         onChange={(v) => set('account', v)}
         testID="statement-account"
       />
-      <TextField label={t('From')} required placeholder={t('YYYY-MM-DD')} autoCapitalize="none" autoCorrect={false} value={form.from} onChangeText={(v) => set('from', v)} testID="statement-from" />
-      <TextField label={t('To')} required placeholder={t('YYYY-MM-DD')} autoCapitalize="none" autoCorrect={false} value={form.to} onChangeText={(v) => set('to', v)} testID="statement-to" />
+      <DateField mode="date" label={t('From')} required placeholder={t('YYYY-MM-DD')} value={form.from} onChangeText={(v) => set('from', v)} testID="statement-from" />
+      <DateField mode="date" label={t('To')} required placeholder={t('YYYY-MM-DD')} value={form.to} onChangeText={(v) => set('to', v)} testID="statement-to" />
       <Select<StatementFormat> label={t('Format')} required options={FORMATS()} value={form.format} onChange={(v) => set('format', v ?? 'csv')} testID="statement-format" />
     </FormModal>
   );

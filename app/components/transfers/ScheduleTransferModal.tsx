@@ -15,6 +15,7 @@ import { FormModal } from '../FormModal';
 import { PayeePicker } from '../payees/PayeePicker';
 import { RecipientName } from '../payees/RecipientName';
 import { Select } from '../Select';
+import { DateField } from '../DateField';
 import { TextField } from '../TextField';
 import { t } from '../../i18n';
 
@@ -122,13 +123,12 @@ export function ScheduleTransferModal({ visible, onClose }: { visible: boolean; 
       </View>
       <TextField label={t('Amount')} required type="number" placeholder="0.00" value={form.amount} onChangeText={(v) => set('amount', v)} testID="schedule-amount" />
       <TextField label={t('Description (optional)')} value={form.description} onChangeText={(v) => set('description', v)} maxLength={255} testID="schedule-description" />
-      <TextField
+      <DateField
+        mode="datetime"
         label={t('First run')}
         required
         placeholder={t('YYYY-MM-DD HH:MM')}
         hint={t('Your local time, e.g. 2026-12-01 09:30')}
-        autoCapitalize="none"
-        autoCorrect={false}
         value={form.firstRun}
         onChangeText={(v) => set('firstRun', v)}
         testID="schedule-first-run"
@@ -142,12 +142,11 @@ export function ScheduleTransferModal({ visible, onClose }: { visible: boolean; 
         testID="schedule-frequency"
       />
       {form.frequency !== 'once' ? (
-        <TextField
+        <DateField
+          mode="date"
           label={t('End date (optional)')}
           placeholder={t('YYYY-MM-DD')}
           hint={t('The last day a run may happen; empty: until you cancel it')}
-          autoCapitalize="none"
-          autoCorrect={false}
           value={form.until}
           onChangeText={(v) => set('until', v)}
           testID="schedule-until"
