@@ -62,10 +62,10 @@ export default function UsersScreen() {
   };
 
   const columns: Column<AdminUserRow>[] = [
-    { key: 'id', title: t('ID'), flex: 0.5 },
+    { key: 'id', title: t('ID'), flex: 0.4 },
     { key: 'name', title: t('Name'), flex: 1.4 },
-    { key: 'phone', title: t('Phone'), flex: 1.2 },
-    { key: 'role', title: t('Role'), flex: 0.8 },
+    { key: 'phone', title: t('Phone'), flex: 1.1, minWidth: 124 },
+    { key: 'role', title: t('Role'), flex: 0.7 },
     {
       key: 'status',
       title: t('Status'),
@@ -78,7 +78,7 @@ export default function UsersScreen() {
         />
       ),
     },
-    { key: 'created', title: t('Created'), flex: 1, render: (row) => datePart(row.created) },
+    { key: 'created', title: t('Created'), flex: 1, minWidth: 112, render: (row) => datePart(row.created) },
     {
       key: 'limit',
       title: t('Limit'),
@@ -111,7 +111,7 @@ export default function UsersScreen() {
       key: 'money',
       title: t('Money'),
       flex: 1.3,
-      minWidth: 224, // "Deposit / Withdraw" with its icon on one line at 1280 px
+      minWidth: 204, // "Deposit / Withdraw" with its icon on one line at 1280 px
       // Only a customer's accounts take deposits.
       render: (row) =>
         row.role === 'User' ? (
