@@ -59,7 +59,7 @@ var (
 	// saying so tells its owner to take another one (it tells a stranger
 	// nothing: only its owner holds the code).
 	errUsedBackupCode = errs.E(errs.Unauthorized, "backup_code_used", "This backup code was already used; use another one")
-	errChallenge = errs.E(errs.Unauthorized, "invalid_challenge",
+	errChallenge      = errs.E(errs.Unauthorized, "invalid_challenge",
 		"This sign-in has expired or was already used; sign in again with your email and password")
 	errTwoFactorOn      = errs.E(errs.Conflict, "two_factor_enabled", "Two-factor sign-in is already on; turn it off first to set it up again")
 	errTwoFactorOff     = errs.E(errs.Conflict, "two_factor_not_enabled", "Two-factor sign-in is not on")
