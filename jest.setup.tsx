@@ -32,3 +32,13 @@ jest.mock('@react-native-community/netinfo', () => require('@react-native-commun
 
 // expo-crypto's native randomUUID: Node's, under Jest.
 jest.mock('expo-crypto', () => ({ randomUUID: jest.fn(() => require('crypto').randomUUID()) }));
+
+// The date picker's Android dialogs are TurboModules, absent under Jest (its
+// iOS component renders as a plain host view): inert stand-ins. Tests drive
+// DateTimePickerAndroid.open themselves (components/DateField.test.tsx).
+for (const spec of ['NativeModuleDatePicker', 'NativeModuleTimePicker', 'NativeModuleMaterialDatePicker', 'NativeModuleMaterialTimePicker']) {
+  jest.mock(`@react-native-community/datetimepicker/src/specs/${spec}`, () => ({
+    __esModule: true,
+    default: { open: jest.fn(async () => ({ action: 'dismissedAction' })), dismiss: jest.fn(async () => true) },
+  }));
+}

@@ -3,16 +3,21 @@ import { StatusBar } from 'expo-status-bar';
 import { useEffect } from 'react';
 import { SafeAreaProvider } from 'react-native-safe-area-context';
 
+import { AppLockGate } from './components/AppLockGate';
 import { ErrorBoundary } from './components/ErrorBoundary';
 import { loadServerAddress } from './config';
 import { Toaster } from './components/Toaster';
 import { AppNavigator } from './navigators/AppNavigator';
 import { queryClient } from './services/api/queryClient';
 import { wireQueryManagers } from './services/appLifecycle';
+import { signOut } from './services/api/auth';
+import { configureForegroundNotifications, registerForPush } from './services/push';
+import { appLock } from './state/appLock';
 import { NotificationsProvider } from './state/NotificationsProvider';
 import { sessionStore } from './state/session';
 import { twoFactorGate } from './state/twoFactorGate';
 import { ThemeProvider, useTheme } from './theme';
+import { useLanguage } from './i18n/useLanguage';
 
 /**
  * Reads the server address (Android/iOS), then the stored session, so no
@@ -28,7 +33,10 @@ function useSessionLifecycle() {
       if (last && !token) {
         queryClient.clear();
         twoFactorGate.clear();
+        appLock.reset();
       }
+      // Signed in: this phone asks to receive push notifications (Android/iOS; nothing on the web).
+      if (token && token !== last) void registerForPush();
       last = token;
     });
   }, []);
@@ -40,11 +48,14 @@ function ThemedStatusBar() {
 }
 
 wireQueryManagers();
+configureForegroundNotifications();
 
 export default function App() {
   useSessionLifecycle();
+  // A change of language redraws everything in it.
+  const language = useLanguage();
   return (
-    <SafeAreaProvider>
+    <SafeAreaProvider key={language}>
       <ThemeProvider>
         <ErrorBoundary>
           <QueryClientProvider client={queryClient}>
@@ -52,6 +63,7 @@ export default function App() {
               <AppNavigator />
             </NotificationsProvider>
             <Toaster />
+            <AppLockGate onSignOut={() => void signOut({ explicit: true })} />
           </QueryClientProvider>
         </ErrorBoundary>
         <ThemedStatusBar />

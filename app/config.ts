@@ -18,8 +18,9 @@ export function apiBaseUrl(): string {
   return `${apiOrigin()}/api`;
 }
 
-/** The live-notification socket: ws(s)://<server>/ws?user_id=..&token=.. */
-export function notificationSocketUrl(userId: number | string, token: string): string {
-  const query = `user_id=${encodeURIComponent(String(userId))}&token=${encodeURIComponent(token)}`;
-  return `${apiOrigin().replace(/^http/i, 'ws')}/ws?${query}`;
+/** The live-notification socket: ws(s)://<server>/ws?user_id=.. (the token goes as a subprotocol: socketProtocols). */
+export function notificationSocketUrl(userId: number | string): string {
+  return `${apiOrigin().replace(/^http/i, 'ws')}/ws?user_id=${encodeURIComponent(String(userId))}`;
 }
+
+export { socketProtocols } from './services/socketProtocols';

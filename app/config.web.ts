@@ -14,9 +14,10 @@ export function apiBaseUrl(): string {
   return '/api';
 }
 
-/** The live-notification socket: ws(s)://<this host>/ws?user_id=..&token=.. */
-export function notificationSocketUrl(userId: number | string, token: string): string {
-  const query = `user_id=${encodeURIComponent(String(userId))}&token=${encodeURIComponent(token)}`;
+/** The live-notification socket: ws(s)://<this host>/ws?user_id=.. (the token goes as a subprotocol: socketProtocols). */
+export function notificationSocketUrl(userId: number | string): string {
   const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${scheme}//${window.location.host}/ws?${query}`;
+  return `${scheme}//${window.location.host}/ws?user_id=${encodeURIComponent(String(userId))}`;
 }
+
+export { socketProtocols } from './services/socketProtocols';

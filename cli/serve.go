@@ -92,13 +92,22 @@ func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 	// Signed checkpoints of the audit chain's head, outside the database.
 	bg.Add(1)
 	go func() { defer bg.Done(); e.svc.RunAnchors(bgctx, e.cfg.AnchorInterval, e.cfg.AnchorDir, e.log) }()
+	// Push notifications to the phones of users with no socket open
+	// (push_url; empty: none), and which users have one here.
+	bg.Add(2)
+	go func() { defer bg.Done(); hub.RunPresence(bgctx) }()
+	go func() {
+		defer bg.Done()
+		e.svc.RunPusher(bgctx, bank.PushOptions{URL: e.cfg.PushURL, Log: e.log, Live: hub.LiveHere})
+	}()
 
 	ln, err := net.Listen("tcp", e.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s (addr): %w", e.cfg.Addr, err)
 	}
 	srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version, RequestTimeout: e.cfg.RequestTimeout,
-		TrustedProxies: e.cfg.TrustedProxies, AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser, AnchorDir: e.cfg.AnchorDir})
+		TrustedProxies: e.cfg.TrustedProxies, AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser, AnchorDir: e.cfg.AnchorDir,
+		WSQueryToken: e.cfg.WSQueryToken})
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 

@@ -76,7 +76,7 @@ func TestServeShutsDownInOrder(t *testing.T) {
 	}
 	call("POST", "/api/user/accounts", bob, map[string]any{"account_number": "SRV000002", "balance": "0", "account_type_id": 1})
 
-	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/ws?token="+bob, nil)
+	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/ws", http.Header{"Authorization": {"Bearer " + bob}})
 	if err != nil {
 		t.Fatal(err)
 	}

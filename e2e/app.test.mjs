@@ -280,6 +280,97 @@ describe('Meridian web app against bin/meridian', () => {
     });
   });
 
+  test('a session signed out from elsewhere lands on /auth within 2 s, without a click', async () => {
+    const c = await newCustomer(server.baseURL, 'Rita Revoked');
+    await openAccount(c, 50);
+    await scenario('signed out elsewhere', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, c);
+      await page.locator(byTestId('shell')).waitFor();
+      await page.goto(`${server.baseURL}/transfer-funds`);
+      await page.locator(byTestId('screen-transfer-funds')).waitFor();
+      await page.locator(`${byTestId('notifications-button')}[data-live="open"]`).waitFor();
+      // Security → "Sign out all other sessions" from the customer's other device.
+      await c.client.post('/auth/sessions/revoke-others');
+      const started = Date.now();
+      await page.waitForFunction(() => location.pathname === '/auth', null, { timeout: 2_000 });
+      const took = Date.now() - started;
+      await page.locator(byTestId('auth-heading')).waitFor();
+      assert.equal(await storage(page, 'token'), null, 'the token is gone from the device');
+      assert.equal(await storage(page, 'user'), null);
+      console.log(`E2E signed out elsewhere: on /auth ${took} ms after the revocation`);
+    });
+  });
+
+  test('in Spanish, sign-in, the dashboard and a transfer show no English; every <select> is in the app font', async () => {
+    const catalog = JSON.parse(readFileSync(join(ROOT, 'app', 'i18n', 'es.json'), 'utf8'));
+    // English sentences whose Spanish differs ("PDF", "ID" read the same in both).
+    const english = Object.entries(catalog)
+      .filter(([key, value]) => !/_(one|other)$/.test(key) && !key.includes('{{') && key !== value && key.length > 2)
+      .map(([key]) => key);
+    const englishLeft = (page) =>
+      page.evaluate((texts) => {
+        const shown = new Set();
+        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          const el = n.parentElement;
+          if (el && el.getClientRects().length > 0) shown.add(n.textContent.trim());
+        }
+        for (const el of document.querySelectorAll('[placeholder], [aria-label], option')) {
+          shown.add((el.getAttribute('placeholder') ?? '').trim());
+          shown.add((el.getAttribute('aria-label') ?? '').trim());
+          if (el.tagName === 'OPTION') shown.add(el.textContent.trim());
+        }
+        return texts.filter((t) => shown.has(t));
+      }, english);
+    /** Every <select>'s font is the font of the app's text (not the browser's serif). */
+    const selectFonts = (page) =>
+      page.evaluate(() => {
+        const app = getComputedStyle(document.querySelector('[data-testid="page-title"]')).fontFamily;
+        return [...document.querySelectorAll('select')].map((s) => ({ id: s.dataset.testid, font: getComputedStyle(s).fontFamily, app }));
+      });
+
+    const a = await newCustomer(server.baseURL, 'Lucía Pérez');
+    const b = await newCustomer(server.baseURL, 'Jorge Ruiz');
+    const from = await openAccount(a, 300);
+    const to = await openAccount(b, 0);
+    await scenario('spanish', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await page.locator(byTestId('auth-heading')).waitFor();
+      assert.equal(await page.locator(byTestId('auth-heading')).textContent(), 'Bienvenido a Meridian Bank');
+      assert.equal(await page.evaluate(() => document.documentElement.lang), 'es');
+      assert.deepEqual(await englishLeft(page), [], 'English on /auth');
+      await signIn(page, a);
+      await expectToast(page, '¡Sesión iniciada!');
+      await page.locator(byTestId('screen-user-dashboard')).waitFor();
+      await page.getByText('Movimientos recientes').waitFor();
+      await page.waitForFunction(() => !document.querySelector('[data-testid="shell-loading"]'));
+      assert.deepEqual(await englishLeft(page), [], 'English on the dashboard');
+      for (const s of await selectFonts(page)) assert.equal(s.font, s.app, `font of <select> ${s.id}`);
+
+      await page.goto(`${server.baseURL}/transfer-funds`);
+      await page.locator(byTestId('screen-transfer-funds')).waitFor();
+      await page.locator(byTestId('transfer-open')).click();
+      await page.locator(byTestId('transfer-modal')).waitFor();
+      const fonts = await selectFonts(page);
+      assert.ok(fonts.length >= 1, 'the form has its select');
+      for (const s of fonts) assert.equal(s.font, s.app, `font of <select> ${s.id}`);
+      await selectContaining(page, 'transfer-from', from.account_number);
+      // The iOS decimal pad of a comma-decimal locale types "12,50".
+      await page.locator(byTestId('transfer-amount')).fill('12,50');
+      await page.locator(byTestId('transfer-to')).fill(to.account_number);
+      await page.getByText('Jorge Ruiz').first().waitFor();
+      assert.deepEqual(await englishLeft(page), [], 'English in the transfer form');
+      await page.locator(byTestId('transfer-submit')).click();
+      await expectToast(page, '¡Transferencia realizada!');
+      await page.locator(byTestId('transfer-modal')).waitFor({ state: 'detached' });
+      assert.deepEqual(await englishLeft(page), [], 'English on Transfer Funds after the transfer');
+      // The amount moved as typed: 12.50.
+      const accounts = await a.client.get('/user/accounts');
+      assert.equal(accounts.find((x) => x.account_number === from.account_number).balance, 287.5);
+    }, { locale: 'es-ES' });
+  });
+
   test('a live notification: a transfer to B shows a toast and the badge', async () => {
     const a = await newCustomer(server.baseURL, 'Alan Sender');
     const b = await newCustomer(server.baseURL, 'Beth Receiver');
@@ -292,7 +383,8 @@ describe('Meridian web app against bin/meridian', () => {
       await signIn(page, b);
       await page.locator(byTestId('shell')).waitFor();
       const ws = await socketOpened;
-      assert.match(ws.url(), new RegExp(`/ws\\?user_id=${b.user.id}&token=`));
+      // The token travels as a subprotocol, never in the URL.
+      assert.match(ws.url(), new RegExp(`/ws\\?user_id=${b.user.id}$`));
       assert.equal(await page.locator(byTestId('notifications-badge')).count(), 0, 'a new customer has nothing unread');
       // The app marks the bell once the socket is open.
       await page.locator(`${byTestId('notifications-button')}[data-live="open"]`).waitFor();

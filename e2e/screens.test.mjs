@@ -203,6 +203,13 @@ async function main() {
       await page.locator(tid('transfer-note')).fill('walk transfer');
       await page.locator(tid('transfer-submit')).click();
       await toast(page, 'Transfer successful!', 'success');
+      // At 1280 px the toast sits below the header: the bell and the avatar stay clear.
+      const shown = await page.locator('[data-testid^="toast-"]').first().boundingBox();
+      for (const id of ['notifications-button', 'profile-button']) {
+        const b = await page.locator(tid(id)).boundingBox();
+        const overlaps = shown.x < b.x + b.width && b.x < shown.x + shown.width && shown.y < b.y + b.height && b.y < shown.y + shown.height;
+        assert.equal(overlaps, false, `the toast covers ${id}`);
+      }
 
       await page.locator(tid('transfer-open')).click();
       await selectContaining(page, 'transfer-from', '100200300');
@@ -325,6 +332,14 @@ async function main() {
       await page.locator(tid('users-table')).getByText('Bob Jones').waitFor();
       assert.equal(await page.locator(tid('users-table-row')).count(), 1);
       await page.locator(tid('users-search')).fill('');
+
+      // At 1280 px: "Daily limit" on one line (as tall as the one-line Deactivate), and the money menu says what it holds.
+      const limitBox = await page.locator(tid(`user-limit-${target.user.id}`)).boundingBox();
+      const toggleBox = await page.locator(tid(`user-toggle-${target.user.id}`)).boundingBox();
+      assert.ok(limitBox.height <= toggleBox.height + 1, `"Daily limit" wraps: ${limitBox.height}px against ${toggleBox.height}px`);
+      const fundsBox = await page.locator(tid(`user-funds-${target.user.id}`)).boundingBox();
+      assert.ok(fundsBox.height <= toggleBox.height + 1, `"Deposit / Withdraw" wraps: ${fundsBox.height}px against ${toggleBox.height}px`);
+      assert.match((await page.locator(tid(`user-funds-${target.user.id}`)).textContent()) ?? '', /Deposit \/ Withdraw/);
 
       const toggle = page.locator(tid(`user-toggle-${target.user.id}`));
       assert.equal((await toggle.textContent())?.trim(), 'Deactivate');

@@ -10,7 +10,7 @@ import (
 func TestPublicConfig(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	if m := e.want(e.do("GET", "/api/config", "", nil), 200, "config").JSON(t); m["customer_funding"] != true || m["require_2fa_for_admins"] != false || len(m) != 2 {
+	if m := e.want(e.do("GET", "/api/config", "", nil), 200, "config").JSON(t); m["customer_funding"] != true || m["require_2fa_for_admins"] != false || m["lock_after_seconds"] != float64(300) || len(m) != 3 {
 		t.Fatalf("config %v", m)
 	}
 }

@@ -83,6 +83,9 @@ func (s *Server) routes() {
 	u.Get("/notifications", s.listNotifications)
 	u.Put("/notifications/read-all", s.readAllNotifications)
 	u.Put("/notifications/:id/read", s.readNotification)
+	u.Get("/devices", s.listDevices)
+	u.Post("/devices", s.registerDevice)
+	u.Delete("/devices/:id", s.removeDevice)
 
 	a.Get("/ws", s.wsUpgrade, s.wsHandler())
 

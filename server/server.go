@@ -38,6 +38,9 @@ type Options struct {
 	// checkpoints (anchor_dir): GET /api/admin/audit-logs/verify checks the
 	// chain against them.
 	AnchorDir string
+	// WSQueryToken accepts /ws?token=<token>, the first app's form (config
+	// ws_query_token); otherwise the token comes in a subprotocol or a header.
+	WSQueryToken bool
 }
 
 // DefaultRequestTimeout is request_timeout's default.
@@ -58,6 +61,7 @@ type Server struct {
 	wsPingEvery    time.Duration
 	allowedOrigins []string // lower case, no trailing slash
 	wsMaxPerUser   int
+	wsQueryToken   bool
 	timeout        time.Duration // each request's deadline
 	allow          allowTable
 }
@@ -80,7 +84,7 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 		o.RequestTimeout = DefaultRequestTimeout
 	}
 	s := &Server{svc: svc, hub: hub, log: o.Logger, version: o.Version, wsPingEvery: wsPingEvery,
-		trustedProxies: o.TrustedProxies, wsMaxPerUser: o.WSMaxPerUser, timeout: o.RequestTimeout, anchorDir: o.AnchorDir}
+		trustedProxies: o.TrustedProxies, wsMaxPerUser: o.WSMaxPerUser, wsQueryToken: o.WSQueryToken, timeout: o.RequestTimeout, anchorDir: o.AnchorDir}
 	for _, origin := range o.AllowedOrigins {
 		s.allowedOrigins = append(s.allowedOrigins, strings.ToLower(strings.TrimRight(strings.TrimSpace(origin), "/")))
 	}

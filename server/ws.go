@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofiber/contrib/v3/websocket"
 	"github.com/gofiber/fiber/v3"
+	"github.com/google/uuid"
 	"github.com/lib/pq"
 
 	"meridian/pkg/bank"
@@ -65,6 +66,10 @@ type Hub struct {
 	pushed  atomic.Int64  // lastSeq, for other goroutines (drain)
 	ready   chan struct{} // closed once Listen listens and knows where the feed starts
 	readyMu sync.Once
+	// instance names this process in live_presence; presence is poked when a
+	// user's first socket opens or last one closes (RunPresence).
+	instance string
+	presence chan struct{}
 }
 
 type wsClient struct {
@@ -94,7 +99,54 @@ func NewHub(svc *bank.Service, log *slog.Logger) *Hub {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Hub{svc: svc, byUser: map[int64]map[*wsClient]struct{}{}, log: log, metrics: newMetrics(svc), ready: make(chan struct{})}
+	return &Hub{svc: svc, byUser: map[int64]map[*wsClient]struct{}{}, log: log, metrics: newMetrics(svc), ready: make(chan struct{}),
+		instance: uuid.NewString(), presence: make(chan struct{}, 1)}
+}
+
+// presenceEvery is how often RunPresence tells the database again which
+// users have a socket here (bank.presenceStale is three times it).
+const presenceEvery = 5 * time.Second
+
+// RunPresence keeps live_presence up to date with the users that have a
+// WebSocket open on this instance, so the pusher (bank.PushRound, on any
+// instance) sends them nothing: at once when a user's first socket opens
+// or last one closes, and every presenceEvery, until ctx ends; then it
+// forgets this instance's rows.
+func (h *Hub) RunPresence(ctx context.Context) {
+	t := time.NewTicker(presenceEvery)
+	defer t.Stop()
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		h.svc.ClearPresence(cctx, h.instance)
+	}()
+	for {
+		h.mu.RLock()
+		users := make([]int64, 0, len(h.byUser))
+		for id := range h.byUser {
+			users = append(users, id)
+		}
+		h.mu.RUnlock()
+		if err := h.svc.PublishPresence(ctx, h.instance, users); err != nil && ctx.Err() == nil {
+			h.log.Debug("publishing live sockets", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.presence:
+		case <-t.C:
+		}
+	}
+}
+
+// LiveHere reports whether the user has a WebSocket open on this instance.
+func (h *Hub) LiveHere(userID int64) bool { return h.Connections(userID) > 0 }
+
+func (h *Hub) pokePresence() {
+	select {
+	case h.presence <- struct{}{}:
+	default:
+	}
 }
 
 // Ready is closed once Listen is listening and pushes every notification sealed from then on.
@@ -331,6 +383,7 @@ func (h *Hub) add(c *wsClient, max int) bool {
 	}
 	if h.byUser[c.userID] == nil {
 		h.byUser[c.userID] = map[*wsClient]struct{}{}
+		h.pokePresence()
 	}
 	h.byUser[c.userID][c] = struct{}{}
 	h.metrics.wsConns.Add(1)
@@ -344,6 +397,7 @@ func (h *Hub) remove(c *wsClient) {
 		delete(h.byUser[c.userID], c)
 		if len(h.byUser[c.userID]) == 0 {
 			delete(h.byUser, c.userID)
+			h.pokePresence()
 		}
 		h.metrics.wsConns.Add(-1)
 	}
@@ -410,7 +464,11 @@ func (s *Server) wsUpgrade(c fiber.Ctx) error {
 	if !s.originAllowed(c.Get(fiber.HeaderOrigin), c.Host()) {
 		return errOriginNotAllowed
 	}
-	a, err := s.svc.AuthenticateLive(c.Context(), c.Query("token"), c.Query("user_id"))
+	token, err := s.wsToken(c)
+	if err != nil {
+		return err
+	}
+	a, err := s.svc.AuthenticateLive(c.Context(), token, c.Query("user_id"))
 	if err != nil {
 		return err
 	}
@@ -421,9 +479,49 @@ func (s *Server) wsUpgrade(c fiber.Ctx) error {
 		return errTooManySockets
 	}
 	c.Locals(localWSUser, a.UserID)
-	c.Locals(localWSToken, c.Query("token"))
+	c.Locals(localWSToken, token)
 	c.Locals(localWSJTI, a.TokenID)
 	return c.Next()
+}
+
+// WSProtocol is the subprotocol /ws speaks. A client offers it together with
+// its token as a second subprotocol, WSBearerPrefix + token, and the server
+// answers with WSProtocol alone, so the token never appears in a URL (which
+// proxies and browsers' histories keep) nor in the server's answer.
+const (
+	WSProtocol     = "meridian"
+	WSBearerPrefix = "meridian.bearer."
+)
+
+var (
+	errWSNoToken    = errs.E(errs.Unauthorized, "unauthenticated", "Sign in to continue: offer the subprotocols \"meridian\" and \"meridian.bearer.<token>\", or send Authorization: Bearer <token>")
+	errWSQueryToken = errs.E(errs.Unauthorized, "token_in_url", "A token in the URL is refused: offer it as the subprotocol \"meridian.bearer.<token>\" instead")
+)
+
+// wsToken finds the token of a WebSocket upgrade: the Authorization header
+// (programs), a "meridian.bearer.<token>" subprotocol (browsers and the app,
+// which cannot set headers on a WebSocket), or, only with ws_query_token
+// (the first app's clients), the token query parameter.
+func (s *Server) wsToken(c fiber.Ctx) (string, error) {
+	if h := c.Get(fiber.HeaderAuthorization); h != "" {
+		scheme, token, ok := strings.Cut(h, " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+			return "", errWSNoToken
+		}
+		return strings.TrimSpace(token), nil
+	}
+	for _, p := range strings.Split(c.Get(fiber.HeaderSecWebSocketProtocol), ",") {
+		if token, ok := strings.CutPrefix(strings.TrimSpace(p), WSBearerPrefix); ok && token != "" {
+			return token, nil
+		}
+	}
+	if token := c.Query("token"); token != "" {
+		if !s.wsQueryToken {
+			return "", errWSQueryToken
+		}
+		return token, nil
+	}
+	return "", errWSNoToken
 }
 
 // originAllowed: no Origin (native apps send none), the server's own (the
@@ -450,66 +548,69 @@ func (s *Server) originAllowed(origin, host string) bool {
 }
 
 func (s *Server) wsHandler() fiber.Handler {
-	return websocket.New(func(conn *websocket.Conn) {
-		defer conn.Close() // this websocket package does not close it for us
-		userID, _ := conn.Locals(localWSUser).(int64)
-		token, _ := conn.Locals(localWSToken).(string)
-		jti, _ := conn.Locals(localWSJTI).(string)
-		sendClose := func(code int, reason string) {
-			conn.SetWriteDeadline(time.Now().Add(time.Second))
-			conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason))
-		}
-		cl := &wsClient{userID: userID, jti: jti, token: token, send: make(chan []byte, wsSendBuffer), done: make(chan struct{})}
-		// The count checked before the upgrade may have been passed by
-		// connections opened at the same moment; this one is exact.
-		if !s.hub.add(cl, s.wsMaxPerUser) {
-			sendClose(wsCloseTooMany, "too many connections")
-			return
-		}
-		defer s.hub.remove(cl)
-		// A revocation announced between the token check and add above
-		// found no connection to close: check once more now it is registered.
-		if sessionEnded(context.Background(), s.svc, token) {
-			sendClose(wsCloseSessionEnded, "session ended")
-			return
-		}
+	return websocket.New(s.serveWS, websocket.Config{Subprotocols: []string{WSProtocol}})
+}
 
-		// Reader: answers pings, notices close; client messages are ignored.
-		conn.SetReadLimit(4096)
-		conn.SetReadDeadline(time.Now().Add(wsPongWait))
-		conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(wsPongWait)) })
-		go func() {
-			defer cl.close()
-			for {
-				if _, _, err := conn.ReadMessage(); err != nil {
-					return
-				}
-			}
-		}()
+// serveWS pushes to one open connection until it closes.
+func (s *Server) serveWS(conn *websocket.Conn) {
+	defer conn.Close() // this websocket package does not close it for us
+	userID, _ := conn.Locals(localWSUser).(int64)
+	token, _ := conn.Locals(localWSToken).(string)
+	jti, _ := conn.Locals(localWSJTI).(string)
+	sendClose := func(code int, reason string) {
+		conn.SetWriteDeadline(time.Now().Add(time.Second))
+		conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason))
+	}
+	cl := &wsClient{userID: userID, jti: jti, token: token, send: make(chan []byte, wsSendBuffer), done: make(chan struct{})}
+	// The count checked before the upgrade may have been passed by
+	// connections opened at the same moment; this one is exact.
+	if !s.hub.add(cl, s.wsMaxPerUser) {
+		sendClose(wsCloseTooMany, "too many connections")
+		return
+	}
+	defer s.hub.remove(cl)
+	// A revocation announced between the token check and add above
+	// found no connection to close: check once more now it is registered.
+	if sessionEnded(context.Background(), s.svc, token) {
+		sendClose(wsCloseSessionEnded, "session ended")
+		return
+	}
 
-		ping := time.NewTicker(s.wsPingEvery)
-		defer ping.Stop()
+	// Reader: answers pings, notices close; client messages are ignored.
+	conn.SetReadLimit(4096)
+	conn.SetReadDeadline(time.Now().Add(wsPongWait))
+	conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(wsPongWait)) })
+	go func() {
+		defer cl.close()
 		for {
-			select {
-			case <-cl.done:
-				sendClose(cl.code, cl.reason)
+			if _, _, err := conn.ReadMessage(); err != nil {
 				return
-			case msg := <-cl.send:
-				conn.SetWriteDeadline(time.Now().Add(wsWriteTimeout))
-				if err := conn.WriteMessage(websocket.TextMessage, msg); err != nil {
-					return
-				}
-			case <-ping.C:
-				// The backstop of the revocation announcements: a revoked token
-				// or a deactivated user loses the feed at the next keepalive.
-				if sessionEnded(context.Background(), s.svc, token) {
-					sendClose(wsCloseSessionEnded, "session ended")
-					return
-				}
-				if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout)); err != nil {
-					return
-				}
 			}
 		}
-	})
+	}()
+
+	ping := time.NewTicker(s.wsPingEvery)
+	defer ping.Stop()
+	for {
+		select {
+		case <-cl.done:
+			sendClose(cl.code, cl.reason)
+			return
+		case msg := <-cl.send:
+			conn.SetWriteDeadline(time.Now().Add(wsWriteTimeout))
+			if err := conn.WriteMessage(websocket.TextMessage, msg); err != nil {
+				return
+			}
+		case <-ping.C:
+			// The backstop of the revocation announcements: a revoked token
+			// or a deactivated user loses the feed at the next keepalive.
+			if sessionEnded(context.Background(), s.svc, token) {
+				sendClose(wsCloseSessionEnded, "session ended")
+				return
+			}
+			if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout)); err != nil {
+				return
+			}
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
+
+	"meridian/pkg/bank"
 )
 
 // dialWS opens /ws on base with the given query; it returns the connection
@@ -26,10 +29,26 @@ func dialWS(t *testing.T, base, query string) (*websocket.Conn, int) {
 
 // dialWSOrigin dials with an Origin header (empty: none, as native apps do)
 // and returns the connection, or the status and body of the refusal.
+// A token=... in query is sent as the app sends it, in the subprotocol
+// meridian.bearer.<token>, never in the URL.
 func dialWSOrigin(t *testing.T, base, query, origin string) (*websocket.Conn, int, string) {
 	t.Helper()
-	u := "ws" + strings.TrimPrefix(base, "http") + "/ws?" + query
+	values, err := url.ParseQuery(query)
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := http.Header{}
+	if tok := values.Get("token"); tok != "" {
+		values.Del("token")
+		h.Set("Sec-WebSocket-Protocol", WSProtocol+", "+WSBearerPrefix+tok)
+	}
+	return dialWSHeader(t, base, values.Encode(), origin, h)
+}
+
+// dialWSHeader dials /ws?query with the given headers (and Origin, unless empty).
+func dialWSHeader(t *testing.T, base, query, origin string, h http.Header) (*websocket.Conn, int, string) {
+	t.Helper()
+	u := "ws" + strings.TrimPrefix(base, "http") + "/ws?" + query
 	if origin != "" {
 		h.Set("Origin", origin)
 	}
@@ -122,6 +141,52 @@ func TestWebSocketRefusals(t *testing.T) {
 	e.do("POST", "/api/auth/logout", a.Token, nil)
 	if _, status := dialWS(t, base, "token="+a.Token); status != 401 {
 		t.Fatalf("revoked token: %d", status)
+	}
+}
+
+// The token of a WebSocket never needs to be in its URL (which proxies and
+// browser histories keep): a subprotocol or a header carries it, and the
+// first app's ?token= works only with ws_query_token.
+func TestWebSocketTokenOutsideTheURL(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	base := e.listen()
+	a := e.customer("Una Uhl")
+
+	// The subprotocols: the server answers "meridian" alone, never the token.
+	h := http.Header{}
+	h.Set("Sec-WebSocket-Protocol", "meridian, meridian.bearer."+a.Token)
+	conn, status, _ := dialWSHeader(t, base, "", "", h)
+	if status != 101 || conn.Subprotocol() != WSProtocol {
+		t.Fatalf("subprotocol dial: %d %q", status, conn.Subprotocol())
+	}
+	// A program's Authorization header.
+	h = http.Header{}
+	h.Set("Authorization", "Bearer "+a.Token)
+	if _, status, _ := dialWSHeader(t, base, "", "", h); status != 101 {
+		t.Fatalf("header dial: %d", status)
+	}
+	h.Set("Authorization", "Basic "+a.Token)
+	if _, status, _ := dialWSHeader(t, base, "", "", h); status != 401 {
+		t.Fatalf("basic auth: %d", status)
+	}
+	h = http.Header{}
+	h.Set("Sec-WebSocket-Protocol", "meridian, meridian.bearer.garbage")
+	if _, status, _ := dialWSHeader(t, base, "", "", h); status != 401 {
+		t.Fatalf("bad subprotocol token: %d", status)
+	}
+	// The token in the URL: refused by default, and said why.
+	_, status, body := dialWSHeader(t, base, "token="+a.Token, "", http.Header{})
+	if status != 401 || !strings.Contains(body, `"code":"token_in_url"`) {
+		t.Fatalf("query token: %d %s", status, body)
+	}
+
+	// With ws_query_token, the first app's form works.
+	old := newEnvWith(t, bank.Settings{}, Options{WSQueryToken: true})
+	oldBase := old.listen()
+	b := old.customer("Vic Vance")
+	if _, status, body := dialWSHeader(t, oldBase, "user_id="+itoa(b.ID)+"&token="+b.Token, "", http.Header{}); status != 101 {
+		t.Fatalf("query token with ws_query_token: %d %s", status, body)
 	}
 }
 

@@ -239,7 +239,7 @@ describe('AuthScreen', () => {
       renderAuth();
       fireEvent.changeText(screen.getByLabelText('Server'), 'ftp://nowhere');
       login();
-      expect(await screen.findByText('Enter the server address, e.g. http://192.168.1.20:8080')).toBeTruthy();
+      expect(await screen.findByText('Enter the server address, e.g. https://bank.example.com')).toBeTruthy();
       expect(calls).toHaveLength(0);
     });
 

@@ -116,6 +116,17 @@ describe('the second sign-in step', () => {
     expect(sessionStore.getState().token).toBeNull();
   });
 
+  it('a backup code used before says so, not "Invalid code"', async () => {
+    twoFactorServer(() => jsonResponse(401, { error: 'This backup code was already used; use another one', code: 'backup_code_used' }));
+    renderAuth();
+    await passwordStep();
+    fireEvent.changeText(screen.getByLabelText('Code'), 'abcde-fghjk');
+    fireEvent.press(screen.getByTestId('login-verify'));
+    expect(await screen.findByText('This backup code was already used; use another one')).toBeTruthy();
+    expect(screen.queryByText('Invalid code')).toBeNull();
+    expect(screen.getByTestId('twofactor-form')).toBeTruthy();
+  });
+
   it('too many attempts: the server says so', async () => {
     twoFactorServer(() => jsonResponse(429, { error: 'Too many attempts; try again later', code: 'too_many_attempts' }));
     renderAuth();

@@ -87,7 +87,7 @@ beforeEach(async () => {
     // Outgoing pending and incoming accepted: no actions.
     expect(screen.queryByTestId('dashboard-accept-32')).toBeNull();
     expect(screen.queryByTestId('dashboard-accept-33')).toBeNull();
-    expect(within(table).getByText('ACCEPTED')).toBeTruthy();
+    expect(within(table).getByText('Accepted')).toBeTruthy();
   });
 
   it('accepting calls the API, toasts and reloads; a failure shows the server error first', async () => {
@@ -113,7 +113,7 @@ beforeEach(async () => {
     expect(await screen.findByText('Failed to reject request')).toBeTruthy();
   });
 
-  it('transactions: date part only, DEBIT as debit and anything else as credit', async () => {
+  it('transactions: date part only, DEBIT as Debit and anything else as Credit (badges capitalised like every other)', async () => {
     userServer({
       'GET /api/user/transactions/history': () =>
         jsonResponse(200, { data: [...transactions, { ...transactions[1], id: 3, transaction_type: 'OTHER' }], next_cursor: null }),
@@ -122,8 +122,8 @@ beforeEach(async () => {
     const table = await screen.findByTestId('dashboard-transactions');
     await waitFor(() => expect(within(table).getByText('2026-05-06')).toBeTruthy());
     expect(within(table).queryByText('2026-05-06T08:09:10Z')).toBeNull();
-    expect(within(table).getAllByText('debit')).toHaveLength(1);
-    expect(within(table).getAllByText('credit')).toHaveLength(2);
+    expect(within(table).getAllByText('Debit')).toHaveLength(1);
+    expect(within(table).getAllByText('Credit')).toHaveLength(2);
     expect(within(table).getByText('Rent share')).toBeTruthy();
   });
 

@@ -27,7 +27,7 @@ describe('Money Requests', () => {
     await waitFor(() => expect(within(table).getByText('$20.00')).toBeTruthy());
     expect(within(table).getByText('$7.50')).toBeTruthy();
     expect(within(table).getByText('2026-05-01')).toBeTruthy();
-    expect(screen.getByTestId('request-status-33')).toHaveTextContent('ACCEPTED');
+    expect(screen.getByTestId('request-status-33')).toHaveTextContent('Accepted');
     for (const t of ['Date', 'Amount', 'From Account', 'To Account', 'Status', 'Actions']) expect(within(table).getByText(t)).toBeTruthy();
   });
 
@@ -42,7 +42,7 @@ describe('Money Requests', () => {
     renderScreen(MoneyRequestScreen);
     fireEvent.press(await screen.findByTestId('request-menu-31'));
     expect(screen.getByTestId('request-menu-31')).toBeExpanded();
-    fireEvent.press(screen.getByTestId('request-menu-31-popover-backdrop'));
+    fireEvent.press(screen.getByTestId('request-menu-31-popover-backdrop', { includeHiddenElements: true } as never));
     expect(screen.queryByTestId('request-accept-31')).toBeNull();
     expect(screen.getByTestId('request-menu-31')).toBeCollapsed();
 

@@ -85,8 +85,8 @@ describe('the Scheduled tab', () => {
     expect(within(table).getByText('Monthly')).toBeTruthy();
     expect(within(table).getByText('$25.00')).toBeTruthy();
     expect(within(table).getByText('2030-12-31')).toBeTruthy();
-    expect(screen.getByTestId('schedule-status-41')).toHaveTextContent('active');
-    expect(screen.getByTestId('schedule-status-42')).toHaveTextContent('completed');
+    expect(screen.getByTestId('schedule-status-41')).toHaveTextContent('Active');
+    expect(screen.getByTestId('schedule-status-42')).toHaveTextContent('Completed');
     expect(screen.getByTestId('schedule-cancel-41')).toBeTruthy();
     expect(screen.queryByTestId('schedule-cancel-42')).toBeNull();
   });
@@ -194,7 +194,7 @@ describe('the Scheduled tab', () => {
     fireEvent.press(await screen.findByTestId('schedule-cancel-dialog-confirm'));
     expect(await screen.findByText('Scheduled transfer cancelled')).toBeTruthy();
     expect(calls.find((c) => c.method === 'DELETE')?.path).toBe('/api/user/scheduled-transfers/41');
-    await waitFor(() => expect(screen.getByTestId('schedule-status-41')).toHaveTextContent('cancelled'));
+    await waitFor(() => expect(screen.getByTestId('schedule-status-41')).toHaveTextContent('Cancelled'));
     expect(screen.queryByTestId('schedule-cancel-41')).toBeNull();
   });
 
@@ -213,8 +213,8 @@ describe('the Scheduled tab', () => {
     const table = await screen.findByTestId('schedule-runs-table');
     await waitFor(() => expect(within(table).getByText('Insufficient funds')).toBeTruthy());
     expect(within(table).getByText('2030-01-01 09:30')).toBeTruthy();
-    expect(within(table).getByText('failed')).toBeTruthy();
-    expect(within(table).getByText('succeeded')).toBeTruthy();
+    expect(within(table).getByText('Failed')).toBeTruthy();
+    expect(within(table).getByText('Succeeded')).toBeTruthy();
   });
 
   it('a series without runs says so', async () => {

@@ -51,7 +51,7 @@ describe('Transaction History', () => {
     const table = screen.getByTestId('history-table');
     await waitFor(() => expect(within(table).getByText('$1,000.00')).toBeTruthy());
     expect(within(table).getByText('Salary')).toBeTruthy();
-    expect(within(table).getByText('debit')).toBeTruthy();
+    expect(within(table).getByText('Debit')).toBeTruthy();
     for (const t of ['Date', 'Description', 'Type', 'Amount', 'To Account']) expect(within(table).getByText(t)).toBeTruthy();
     expect(queries[0].get('account_id')).toBe('100200300');
     expect(queries[0].get('transaction_type')).toBeNull();

@@ -15,6 +15,7 @@ function server(extra: Record<string, (body: unknown) => Response> = {}) {
     'GET /api/user/accounts': () => jsonResponse(200, accounts),
     'GET /api/user/transactions/history': () => jsonResponse(200, { data: transactions, next_cursor: null }),
     'GET /api/user/account-details': () => jsonResponse(200, { full_name: 'Bob Brown', account_number: '900800700' }),
+    'GET /api/user/limits': () => jsonResponse(200, [{ daily_transfer_limit: 10000, used_today: 12.5, currency: 'USD' }]),
     ...extra,
   });
 }
@@ -37,9 +38,11 @@ async function openForm() {
   expect(screen.getByTestId('transfer-modal')).toBeTruthy();
 }
 
-function fill({ from = true, amount = '12.50', to = '900800700', note = 'Dinner' } = {}) {
+/** Fills the form; with an account chosen, waits for its daily-limit line (its query answers inside act). */
+async function fill({ from = true, amount = '12.50', to = '900800700', note = 'Dinner' } = {}) {
   if (from) {
     chooseOption('transfer-from', '100200300 ($1,250.50)');
+    await screen.findByTestId('transfer-limit-used');
   }
   fireEvent.changeText(screen.getByTestId('transfer-amount'), amount);
   fireEvent.changeText(screen.getByTestId('transfer-to'), to);
@@ -54,8 +57,8 @@ describe('Transfer Funds', () => {
     renderScreen(TransferFundsScreen);
     const table = await screen.findByTestId('transfer-history');
     await waitFor(() => expect(within(table).getByText('Rent share')).toBeTruthy());
-    expect(within(table).getByText('debit')).toBeTruthy();
-    expect(within(table).getByText('credit')).toBeTruthy();
+    expect(within(table).getByText('Debit')).toBeTruthy();
+    expect(within(table).getByText('Credit')).toBeTruthy();
     expect(within(table).getByText('$12.50')).toBeTruthy();
     expect(within(table).getByText('$1,000.00')).toBeTruthy();
     expect(within(table).getByText('2026-05-07')).toBeTruthy();
@@ -74,7 +77,7 @@ describe('Transfer Funds', () => {
   it('requires amount, from account and recipient', async () => {
     const { calls } = server();
     await openForm();
-    fill({ from: false });
+    await fill({ from: false });
     fireEvent.press(screen.getByTestId('transfer-submit'));
     expect(await screen.findByText('Amount, From Account, and Recipient are required.')).toBeTruthy();
     expect(calls.some((c) => c.method === 'POST')).toBe(false);
@@ -100,7 +103,7 @@ describe('Transfer Funds', () => {
   it('refuses an amount under 0.01', async () => {
     const { calls } = server();
     await openForm();
-    fill({ amount: '0' });
+    await fill({ amount: '0' });
     fireEvent.press(screen.getByTestId('transfer-submit'));
     expect(await screen.findByText('Amount must be at least 0.01, with at most 2 decimals.')).toBeTruthy();
     expect(calls.some((c) => c.method === 'POST')).toBe(false);
@@ -109,7 +112,7 @@ describe('Transfer Funds', () => {
   it("a missing user gets 'User not found. Please login again.'", async () => {
     const { calls } = server();
     await openForm();
-    fill();
+    await fill();
     await act(() => sessionStore.setUser(null as never));
     fireEvent.press(screen.getByTestId('transfer-submit'));
     expect(await screen.findByText('User not found. Please login again.')).toBeTruthy();
@@ -177,7 +180,7 @@ describe('Transfer Funds', () => {
       'POST /api/user/money-transfer': () => jsonResponse(201, { message: 'Transfer successful', transaction: transactions[0] }),
     });
     await openForm();
-    fill();
+    await fill();
     fireEvent.press(screen.getByTestId('transfer-submit'));
     expect(await screen.findByText('Transfer successful!')).toBeTruthy();
     const post = calls.find((c) => c.method === 'POST')!;
@@ -198,7 +201,7 @@ describe('Transfer Funds', () => {
         fail ? jsonResponse(500) : jsonResponse(201, { message: 'Transfer successful', transaction: transactions[0] }),
     });
     await openForm();
-    fill();
+    await fill();
     fireEvent.press(screen.getByTestId('transfer-submit'));
     fireEvent.press(screen.getByTestId('transfer-submit'));
     expect(await screen.findByText('Transfer failed')).toBeTruthy();
@@ -213,7 +216,7 @@ describe('Transfer Funds', () => {
 
     await waitFor(() => expect(screen.queryByTestId('transfer-modal')).toBeNull());
     fireEvent.press(screen.getByTestId('transfer-open'));
-    fill();
+    await fill();
     fireEvent.press(screen.getByTestId('transfer-submit'));
     await waitFor(() => expect(posts()).toHaveLength(3));
     expect(posts()[2].headers['Idempotency-Key']).not.toBe(posts()[0].headers['Idempotency-Key']);
@@ -222,7 +225,7 @@ describe('Transfer Funds', () => {
   it("a failure shows the server's error", async () => {
     server({ 'POST /api/user/money-transfer': () => jsonResponse(422, { error: 'Insufficient funds', code: 'insufficient_funds' }) });
     await openForm();
-    fill();
+    await fill();
     fireEvent.press(screen.getByTestId('transfer-submit'));
     expect(await screen.findByText('Insufficient funds')).toBeTruthy();
     expect(screen.getByTestId('transfer-modal')).toBeTruthy();

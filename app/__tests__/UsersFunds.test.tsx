@@ -40,7 +40,9 @@ it("offers Deposit and Withdraw on a customer's row, not on an admin's", async (
   expect(await screen.findByTestId('user-funds-2')).toBeTruthy();
   expect(screen.getByTestId('user-funds-3')).toBeTruthy();
   expect(screen.queryByTestId('user-funds-1')).toBeNull();
-  expect(screen.getByLabelText('Deposit or withdraw for Alice Smith')).toBeTruthy();
+  expect(screen.getByLabelText('Deposit / Withdraw for Alice Smith')).toBeTruthy();
+  // The menu's button says what it holds (it was a bare "$").
+  expect(screen.getAllByText('Deposit / Withdraw')).toHaveLength(2);
 });
 
 it("deposits into the chosen account of that customer: the call, a toast, the balances refreshed", async () => {

@@ -3,6 +3,8 @@ import { readFileSync } from 'fs';
 import { join } from 'path';
 import { inflateSync } from 'zlib';
 
+import { buildConfig } from '../../app.config';
+
 const ROOT = join(__dirname, '..', '..');
 const appJson = JSON.parse(readFileSync(join(ROOT, 'app.json'), 'utf8')).expo;
 const easJson = JSON.parse(readFileSync(join(ROOT, 'eas.json'), 'utf8'));
@@ -67,10 +69,37 @@ describe('app.json', () => {
     expect(appJson.version).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
-  it('lets an installed app reach a server on the LAN over http (the Server field)', () => {
-    expect(appJson.ios.infoPlist.NSAppTransportSecurity.NSAllowsLocalNetworking).toBe(true);
-    const props = appJson.plugins.find((p: unknown) => Array.isArray(p) && p[0] === 'expo-build-properties')?.[1];
-    expect(props.android.usesCleartextTraffic).toBe(true);
+});
+
+describe('app.config.ts', () => {
+  const cleartext = (config: ReturnType<typeof buildConfig>) =>
+    (config.plugins ?? []).find((p: unknown) => Array.isArray(p) && p[0] === 'expo-build-properties')?.[1]?.android?.usesCleartextTraffic;
+
+  it('ships no cleartext traffic outside development builds (preview, production)', () => {
+    for (const env of [{}, { APP_VARIANT: 'preview' }, { APP_VARIANT: 'production' }]) {
+      const config = buildConfig(appJson, env);
+      expect(cleartext(config)).toBe(false);
+      expect(config.ios?.infoPlist?.NSAppTransportSecurity).toBeUndefined();
+      expect(config.extra?.allowHttp).toBe(false);
+    }
+    // Nor does the static part carry any.
+    expect(JSON.stringify(appJson)).not.toMatch(/usesCleartextTraffic|NSAppTransportSecurity/);
+  });
+
+  it('lets a development build reach a server on the LAN over http (the Server field)', () => {
+    const config = buildConfig(appJson, { APP_VARIANT: 'development' });
+    expect(cleartext(config)).toBe(true);
+    expect(config.ios?.infoPlist?.NSAppTransportSecurity).toEqual({ NSAllowsLocalNetworking: true });
+    expect(config.extra?.allowHttp).toBe(true);
+    expect(easJson.build.development.env.APP_VARIANT).toBe('development');
+    expect(easJson.build.production.env?.APP_VARIANT).toBeUndefined();
+  });
+
+  it('asks for Face ID with a reason and sets up push notifications', () => {
+    const config = buildConfig(appJson, {});
+    expect(config.ios?.infoPlist?.NSFaceIDUsageDescription).toMatch(/Face ID/);
+    const names = (config.plugins ?? []).map((p) => (Array.isArray(p) ? p[0] : p));
+    expect(names).toEqual(expect.arrayContaining(['expo-local-authentication', 'expo-notifications']));
   });
 });
 

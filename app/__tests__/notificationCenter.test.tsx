@@ -26,6 +26,7 @@ const user: User = {
 
 interface Sock {
   url: string;
+  protocols?: string[];
   onopen: ((e: unknown) => void) | null;
   onclose: ((e: unknown) => void) | null;
   onerror: ((e: unknown) => void) | null;
@@ -37,8 +38,8 @@ const realFetch = global.fetch;
 let sockets: Sock[] = [];
 
 function renderCenter(client = makeQueryClient()) {
-  const createSocket = (url: string) => {
-    const s: Sock = { url, onopen: null, onclose: null, onerror: null, onmessage: null, close: jest.fn() };
+  const createSocket = (url: string, protocols?: string[]) => {
+    const s: Sock = { url, protocols, onopen: null, onclose: null, onerror: null, onmessage: null, close: jest.fn() };
     sockets.push(s);
     return s;
   };
@@ -85,7 +86,9 @@ it('counts stored + pushed unread notifications, shows the panel and marks read 
   // Stored: one unread.
   await waitFor(() => expect(screen.getByTestId('notifications-badge')).toHaveTextContent('1'));
   expect(sockets).toHaveLength(1);
-  expect(sockets[0].url).toMatch(/\/ws\?user_id=4&token=tok-bob$/);
+  // The token is offered as a subprotocol, never written into the URL.
+  expect(sockets[0].url).toMatch(/\/ws\?user_id=4$/);
+  expect(sockets[0].protocols).toEqual(['meridian', 'meridian.bearer.tok-bob']);
 
   // A push: success toast with the message, count + 1.
   act(() => {
@@ -189,4 +192,15 @@ if (!onWeb) it('background pauses the socket; back in front it reconnects (retri
   } finally {
     jest.restoreAllMocks();
   }
+});
+
+it('a socket closed with 4401 (signed out elsewhere) signs this device out at once', async () => {
+  mockFetch({ 'GET /api/user/notifications': () => jsonResponse(200, []) });
+  renderCenter();
+  await waitFor(() => expect(sockets).toHaveLength(1));
+  act(() => sockets[0].onopen?.({}));
+  expect(sessionStore.getState().token).toBe('tok-bob');
+  await act(async () => sockets[0].onclose?.({ code: 4401 }));
+  expect(sessionStore.getState().token).toBeNull();
+  expect(sessionStore.getState().user).toBeNull();
 });

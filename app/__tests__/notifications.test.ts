@@ -1,4 +1,5 @@
 import { openNotificationSocket, parseSocketMessage } from '../services/notificationSocket';
+import { socketProtocols } from '../services/socketProtocols';
 import {
   addPush,
   allNotifications,
@@ -106,7 +107,10 @@ class FakeSocket {
   onerror: ((ev: unknown) => void) | null = null;
   onmessage: ((ev: { data: unknown }) => void) | null = null;
   closed = false;
-  constructor(public url: string) {
+  constructor(
+    public url: string,
+    public protocols?: string[],
+  ) {
     FakeSocket.all.push(this);
   }
   close() {
@@ -130,12 +134,14 @@ describe('live notification socket', () => {
   });
   afterEach(() => jest.useRealTimers());
 
-  const open = (onNotification = jest.fn(), onResync = jest.fn()) =>
+  const open = (onNotification = jest.fn(), onResync = jest.fn(), onSessionEnded = jest.fn()) =>
     openNotificationSocket({
-      url: 'ws://host/ws?user_id=1&token=t',
+      url: 'ws://host/ws?user_id=1',
+      protocols: socketProtocols('t'),
       onNotification,
       onResync,
-      createSocket: (u) => new FakeSocket(u),
+      createSocket: (u, p) => new FakeSocket(u, p),
+      onSessionEnded,
     });
 
   it('a {"type":"resync"} message asks for a refetch, and is not a notification', () => {
@@ -184,7 +190,8 @@ describe('live notification socket', () => {
     const onNotification = jest.fn();
     open(onNotification);
     const s = FakeSocket.all[0];
-    expect(s.url).toBe('ws://host/ws?user_id=1&token=t');
+    expect(s.url).toBe('ws://host/ws?user_id=1');
+    expect(s.protocols).toEqual(['meridian', 'meridian.bearer.t']);
     s.open();
     s.send(JSON.stringify({ id: 1, message: 'You received $5.00 from account 1', user_id: 1, created_at: '2026-11-21T10:00:00Z' }));
     s.send('not json');
@@ -227,6 +234,28 @@ describe('live notification socket', () => {
     FakeSocket.all[7].drop();
     jest.advanceTimersByTime(30_000);
     expect(FakeSocket.all).toHaveLength(8);
+  });
+
+  it('a close with 4401 (the session ended) reports it and never retries', () => {
+    const onSessionEnded = jest.fn();
+    const socket = open(jest.fn(), jest.fn(), onSessionEnded);
+    FakeSocket.all[0].open();
+    FakeSocket.all[0].onclose?.({ code: 4401 });
+    expect(onSessionEnded).toHaveBeenCalledTimes(1);
+    jest.advanceTimersByTime(60_000);
+    expect(FakeSocket.all).toHaveLength(1);
+    // Nor does coming back to the foreground reopen it.
+    socket.resume();
+    expect(FakeSocket.all).toHaveLength(1);
+  });
+
+  it('an ordinary close (1006) retries and is no sign-out', () => {
+    const onSessionEnded = jest.fn();
+    open(jest.fn(), jest.fn(), onSessionEnded);
+    FakeSocket.all[0].onclose?.({ code: 1006 });
+    jest.advanceTimersByTime(3000);
+    expect(FakeSocket.all).toHaveLength(2);
+    expect(onSessionEnded).not.toHaveBeenCalled();
   });
 
   it('close() closes the socket and stops retrying', () => {

@@ -32,7 +32,7 @@ export function renderScreen(Screen: ComponentType<object>, params?: object) {
         <Stack.Screen name="App" component={Probe} />
       </Stack.Navigator>
     </NavigationContainer>,
-    { notifications: false },
+    { notifications: false, queryClient: testQueryClient() },
   );
 }
 
@@ -149,15 +149,8 @@ export function signedInAs(user: User, token = 'tok') {
 /** A promise that never settles: the request stays in flight. */
 export const pending = () => new Promise<Response>(() => undefined);
 
-/** A query client whose mutations leave no garbage-collection timer behind (Jest exits promptly). */
-export function testQueryClient() {
-  const client = makeQueryClient();
-  client.setDefaultOptions({
-    ...client.getDefaultOptions(),
-    mutations: { ...client.getDefaultOptions().mutations, gcTime: Infinity },
-  });
-  return client;
-}
+/** A query client that leaves no garbage-collection timer behind (makeQueryClient: Jest exits promptly). */
+export const testQueryClient = makeQueryClient;
 
 /** Renders an element (no navigator) with the app's providers and testQueryClient(). */
 export function renderElement(ui: ReactElement, options: { notifications?: boolean } = {}) {

@@ -13,8 +13,13 @@ const metrics = {
   insets: { top: 0, left: 0, right: 0, bottom: 0 },
 };
 
+/**
+ * A query client for tests. gcTime Infinity for queries and mutations: with
+ * TanStack's default (5 minutes) every finished query or mutation leaves a
+ * garbage-collection timer, and jest waited those 5 minutes after a run.
+ */
 export function makeQueryClient() {
-  return new QueryClient({ defaultOptions: { queries: { retry: false, gcTime: Infinity }, mutations: { retry: false } } });
+  return new QueryClient({ defaultOptions: { queries: { retry: false, gcTime: Infinity }, mutations: { retry: false, gcTime: Infinity } } });
 }
 
 /** Renders with every app provider and the Toaster (no real sockets). */

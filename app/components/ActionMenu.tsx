@@ -2,6 +2,7 @@ import { useRef, useState } from 'react';
 import { Pressable, StyleSheet, View } from 'react-native';
 
 import { spacing, useTheme } from '../theme';
+import { Button } from './Button';
 import { IconButton } from './IconButton';
 import type { IconName } from './Icon';
 import { Popover, type AnchorRect } from './Popover';
@@ -21,6 +22,8 @@ export interface ActionMenuProps {
   accessibilityLabel: string;
   items: ActionMenuItem[];
   icon?: IconName;
+  /** A visible label beside the icon ("Deposit / Withdraw"): an icon alone does not say what the menu holds. */
+  label?: string;
   disabled?: boolean;
   testID?: string;
 }
@@ -31,7 +34,7 @@ const MENU_WIDTH = 160;
  * A "⋯" button that opens a small menu below it. The menu closes on a choice,
  * an outside click or tap, Escape on the web and the back button on Android.
  */
-export function ActionMenu({ accessibilityLabel, items, icon = 'more-horizontal', disabled, testID }: ActionMenuProps) {
+export function ActionMenu({ accessibilityLabel, items, icon = 'more-horizontal', label, disabled, testID }: ActionMenuProps) {
   const { colors } = useTheme();
   const trigger = useRef<View>(null);
   const [open, setOpen] = useState(false);
@@ -43,18 +46,18 @@ export function ActionMenu({ accessibilityLabel, items, icon = 'more-horizontal'
     trigger.current?.measureInWindow((x, y, width, height) => setAnchor({ x, y, width, height }));
   };
   const close = () => setOpen(false);
+  const triggerProps = {
+    accessibilityLabel,
+    'aria-expanded': open,
+    'aria-haspopup': 'menu' as const,
+    testID,
+    disabled,
+    onPress: () => (open ? close() : show()),
+  };
 
   return (
     <View ref={trigger} collapsable={false} style={styles.trigger}>
-      <IconButton
-        icon={icon}
-        accessibilityLabel={accessibilityLabel}
-        aria-expanded={open}
-        aria-haspopup="menu"
-        testID={testID}
-        disabled={disabled}
-        onPress={() => (open ? close() : show())}
-      />
+      {label ? <Button title={label} icon={icon} variant="outline" size="sm" {...triggerProps} /> : <IconButton icon={icon} {...triggerProps} />}
       <Popover visible={open} onClose={close} anchor={anchor} width={MENU_WIDTH} testID={testID ? `${testID}-popover` : undefined} accessibilityLabel={accessibilityLabel}>
         {items.map((item) => (
           <Pressable

@@ -1,5 +1,6 @@
 import { useAuditChain } from '../services/api/admin';
 import { Badge } from './Badge';
+import { t } from '../i18n';
 
 /**
  * Whether the audit log's hash chain verifies: 'Audit chain verified'
@@ -10,21 +11,21 @@ import { Badge } from './Badge';
 export function AuditChainBadge() {
   const chain = useAuditChain();
   if (chain.isPending) {
-    return <Badge label="Checking audit chain…" tone="neutral" role="status" testID="audit-chain-badge" accessibilityLabel="Checking the audit chain" />;
+    return <Badge label={t('Checking audit chain…')} tone="neutral" role="status" testID="audit-chain-badge" accessibilityLabel={t('Checking the audit chain')} />;
   }
   if (chain.isError || !chain.data) return null;
   const { ok, verified_through: through, first_bad_id: bad } = chain.data;
   if (ok) {
     return (
       <Badge
-        label="Audit chain verified"
+        label={t('Audit chain verified')}
         tone="success"
         role="status"
         testID="audit-chain-badge"
-        accessibilityLabel={through ? `Audit chain verified through entry ${through}` : 'Audit chain verified'}
+        accessibilityLabel={through ? t('Audit chain verified through entry {{through}}', { through }) : t('Audit chain verified')}
       />
     );
   }
-  const label = bad ? `Audit chain broken at entry ${bad}` : 'Audit chain broken';
+  const label = bad ? t('Audit chain broken at entry {{id}}', { id: bad }) : t('Audit chain broken');
   return <Badge label={label} tone="danger" role="status" testID="audit-chain-badge" accessibilityLabel={label} />;
 }

@@ -5,6 +5,7 @@ import { radius, spacing, useTheme } from '../theme';
 import { usePageFooter } from './pageFooter';
 import { Text } from './Text';
 import { ROWS_SCROLL_THEMSELVES, VirtualRows } from './VirtualRows';
+import { t } from '../i18n';
 
 export interface Column<T> {
   key: string;
@@ -13,6 +14,8 @@ export interface Column<T> {
   render?: (row: T, index: number) => ReactNode;
   /** Relative width in the wide layout (default 1). */
   flex?: number;
+  /** The least width in the wide layout: a button's label that must stay on one line ("Daily limit" at 1280 px). */
+  minWidth?: number;
   align?: 'left' | 'right' | 'center';
 }
 
@@ -57,7 +60,7 @@ export function DataTable<T>({
   loading,
   loadingText = 'Loading...',
   error,
-  emptyText = 'No data',
+  emptyText = t('No data'),
   stackBelow = 600,
   testID,
   stackedRole = 'list',
@@ -124,7 +127,7 @@ export function DataTable<T>({
             style={[styles.row, { borderColor: colors.border }]}
           >
             {columns.map((col) => (
-              <View key={col.key} role="cell" style={[styles.cell, { flex: col.flex ?? 1, alignItems: alignOf(col.align) }]}>
+              <View key={col.key} role="cell" style={[styles.cell, { flex: col.flex ?? 1, minWidth: col.minWidth ?? 0, alignItems: alignOf(col.align) }]}>
                 {cell(col, row, i)}
               </View>
             ))}
@@ -162,7 +165,7 @@ export function DataTable<T>({
       {!narrow ? (
         <View role="row" style={[styles.row, styles.headerRow, { borderColor: colors.border, backgroundColor: colors.surfaceMuted }]}>
           {columns.map((col) => (
-            <View key={col.key} role="columnheader" style={[styles.cell, { flex: col.flex ?? 1, alignItems: alignOf(col.align) }]}>
+            <View key={col.key} role="columnheader" style={[styles.cell, { flex: col.flex ?? 1, minWidth: col.minWidth ?? 0, alignItems: alignOf(col.align) }]}>
               <Text variant="label" style={{ color: colors.textMuted }}>
                 {col.title}
               </Text>

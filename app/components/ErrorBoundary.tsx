@@ -1,6 +1,7 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react';
 
 import { ErrorView } from './ErrorView';
+import { t } from '../i18n';
 
 interface Props {
   children: ReactNode;
@@ -29,7 +30,7 @@ export class ErrorBoundary extends Component<Props, State> {
   state: State = { error: null };
 
   static getDerivedStateFromError(error: unknown): State {
-    return { error: error ?? new Error('Unknown error') };
+    return { error: error ?? new Error(t('Unknown error')) };
   }
 
   componentDidUpdate(prev: Props) {

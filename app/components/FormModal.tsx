@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 
 import { Button } from './Button';
 import { Modal } from './Modal';
+import { t } from '../i18n';
 
 export interface FormModalProps {
   visible: boolean;
@@ -28,7 +29,7 @@ export function FormModal({ visible, onClose, title, submitTitle, onSubmit, subm
       testID={`${testIDPrefix}-modal`}
       footer={
         <>
-          <Button title="Cancel" variant="outline" onPress={onClose} testID={`${testIDPrefix}-cancel`} />
+          <Button title={t('Cancel')} variant="outline" onPress={onClose} testID={`${testIDPrefix}-cancel`} />
           <Button title={submitTitle} loading={submitting} onPress={onSubmit} testID={submitTestID ?? `${testIDPrefix}-submit`} />
         </>
       }

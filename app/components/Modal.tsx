@@ -16,6 +16,7 @@ import { radius, spacing, useTheme } from '../theme';
 import { IconButton } from './IconButton';
 import { Text } from './Text';
 import { Toaster } from './Toaster';
+import { t } from '../i18n';
 
 export interface ModalProps {
   visible: boolean;
@@ -79,10 +80,18 @@ export function Modal({ visible, onClose, title, children, footer, testID, maxWi
             },
           ]}
         >
+          {/*
+            The backdrop closes on a click or tap, but it is no control of its own:
+            Tab goes to the dialog's X first, and screen readers skip it (the X,
+            Escape and the back button close the dialog).
+          */}
           <Pressable
             testID={testID ? `${testID}-backdrop` : undefined}
-            role="button"
-            accessibilityLabel="Close dialog"
+            focusable={false}
+            tabIndex={-1}
+            accessible={false}
+            aria-hidden
+            importantForAccessibility="no-hide-descendants"
             style={[StyleSheet.absoluteFill, { backgroundColor: colors.backdrop }]}
             onPress={onClose}
           />
@@ -97,7 +106,7 @@ export function Modal({ visible, onClose, title, children, footer, testID, maxWi
               <Text variant="subtitle" role="heading" aria-level={2} style={styles.title}>
                 {title}
               </Text>
-              <IconButton icon="x" accessibilityLabel="Close" onPress={onClose} />
+              <IconButton icon="x" accessibilityLabel={t('Close')} onPress={onClose} />
             </View>
             <ScrollView
               contentContainerStyle={styles.body}

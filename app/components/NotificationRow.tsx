@@ -6,6 +6,7 @@ import { formatRelativeTime } from '../utils/relativeTime';
 import { Badge } from './Badge';
 import type { PressState } from './pressState';
 import { Text } from './Text';
+import { t } from '../i18n';
 
 export interface NotificationRowProps {
   item: ClientNotification;
@@ -29,7 +30,7 @@ export function NotificationRow({ item, now, onPress, variant = 'page', testID }
       testID={testID}
       role={panel ? 'menuitem' : 'button'}
       aria-label={panel ? item.message : undefined}
-      accessibilityHint={item.isNew ? 'Marks the notification as read' : undefined}
+      accessibilityHint={item.isNew ? t('Marks the notification as read') : undefined}
       onPress={() => onPress(item)}
       style={({ hovered, pressed }: PressState) => [
         panel ? styles.panelRow : styles.pageRow,
@@ -42,7 +43,7 @@ export function NotificationRow({ item, now, onPress, variant = 'page', testID }
         <Text variant={panel ? 'muted' : 'body'} style={[styles.message, { color: colors.text }, item.isNew && !panel && styles.unread]}>
           {item.message}
         </Text>
-        {item.isNew ? <Badge label="New" tone="info" testID="notification-new-badge" /> : null}
+        {item.isNew ? <Badge label={t('New')} tone="info" testID="notification-new-badge" /> : null}
       </View>
       <Text variant={panel ? 'small' : 'muted'} testID="notification-time">
         {formatRelativeTime(item.createdAt, now)}

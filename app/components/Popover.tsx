@@ -45,7 +45,7 @@ export function Popover({ visible, onClose, top = 0, right = MARGIN, anchor, wid
   const w = Math.min(width, window.width - MARGIN * 2);
   const wantedRight = anchor ? window.width - (anchor.x + anchor.width) : right;
   const r = Math.max(MARGIN, Math.min(wantedRight, window.width - w - MARGIN));
-  const t = anchor ? anchor.y + anchor.height + spacing.xs : top + insets.top;
+  const topY = anchor ? anchor.y + anchor.height + spacing.xs : top + insets.top;
   // The web: Escape (see useDismissKey.web); Android: the back button reaches onRequestClose.
   useDismissKey(Platform.OS === 'web' && visible, onClose);
   return (
@@ -57,7 +57,16 @@ export function Popover({ visible, onClose, top = 0, right = MARGIN, anchor, wid
       statusBarTranslucent
       navigationBarTranslucent
     >
-      <Pressable testID={testID ? `${testID}-backdrop` : undefined} style={StyleSheet.absoluteFill} onPress={onClose} accessibilityLabel="Close menu" />
+      <Pressable
+        testID={testID ? `${testID}-backdrop` : undefined}
+        style={StyleSheet.absoluteFill}
+        onPress={onClose}
+        focusable={false}
+        tabIndex={-1}
+        accessible={false}
+        aria-hidden
+        importantForAccessibility="no-hide-descendants"
+      />
       <View
         testID={testID}
         role="menu"
@@ -65,7 +74,7 @@ export function Popover({ visible, onClose, top = 0, right = MARGIN, anchor, wid
         style={[
           styles.panel,
           elevation.menu,
-          { top: t, right: r, width: w, backgroundColor: colors.surface, borderColor: colors.border, shadowColor: colors.shadow },
+          { top: topY, right: r, width: w, backgroundColor: colors.surface, borderColor: colors.border, shadowColor: colors.shadow },
           style,
         ]}
       >

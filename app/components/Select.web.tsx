@@ -1,6 +1,6 @@
 import { StyleSheet, View } from 'react-native';
 
-import { fontSize, radius, spacing, useTheme } from '../theme';
+import { fontSize, radius, spacing, useTheme, WEB_FONT_STACK } from '../theme';
 import type { SelectProps } from './Select.types';
 import { Text } from './Text';
 
@@ -43,7 +43,7 @@ export function Select<V extends string | number = string>({
           fontSize: fontSize.sm,
           color: colors.text,
           backgroundColor: colors.input,
-          fontFamily: 'inherit',
+          fontFamily: WEB_FONT_STACK, // not 'inherit': its parents are plain divs in the browser's serif
           width: '100%',
         }}
       >

@@ -9,6 +9,7 @@ import {
 } from '../services/serverAddress';
 import { toast } from '../state/toast';
 import { TextField } from './TextField';
+import { t } from '../i18n';
 
 export interface ServerFieldControl {
   /** The field (null on the web). */
@@ -33,7 +34,7 @@ export function useServerField(): ServerFieldControl {
   const ensure = async (): Promise<boolean> => {
     const origin = normaliseServerAddress(text);
     if (!origin) {
-      setError(INVALID_SERVER_MESSAGE);
+      setError(t(INVALID_SERVER_MESSAGE));
       return false;
     }
     if (origin === serverAddress.get()) {
@@ -56,7 +57,7 @@ export function useServerField(): ServerFieldControl {
 
   const field = (
     <TextField
-      label="Server"
+      label={t('Server')}
       testID="server-address"
       value={text}
       onChangeText={(v) => {
@@ -64,7 +65,7 @@ export function useServerField(): ServerFieldControl {
         setError(null);
       }}
       error={error}
-      hint="The Meridian server, e.g. http://192.168.1.20:8080"
+      hint={t('The Meridian server, e.g. https://bank.example.com')}
       autoCapitalize="none"
       autoCorrect={false}
       keyboardType="url"

@@ -4,7 +4,7 @@ import { useSafeAreaInsets } from 'react-native-safe-area-context';
 
 import { createStore, useStore } from '../state/store';
 import { useToasts, toast, type Toast } from '../state/toast';
-import { elevation, radius, spacing, useTheme } from '../theme';
+import { elevation, layout, radius, spacing, useTheme } from '../theme';
 import { Icon } from './Icon';
 import { Text } from './Text';
 
@@ -36,7 +36,8 @@ export function Toaster() {
     <View
       pointerEvents="box-none"
       testID="toaster"
-      style={[styles.region, { top: insets.top + spacing.lg, right: insets.right + spacing.lg, left: insets.left + spacing.lg }]}
+      // Below the header (60 px): a toast never covers the bell or the avatar.
+      style={[styles.region, { top: insets.top + layout.headerHeight + spacing.sm, right: insets.right + spacing.lg, left: insets.left + spacing.lg }]}
       aria-live="polite"
       accessibilityLiveRegion="polite"
     >

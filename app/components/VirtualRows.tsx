@@ -1,5 +1,7 @@
 import type { ReactElement, ReactNode } from 'react';
-import { FlatList, Platform, StyleSheet } from 'react-native';
+import { FlatList, Platform, RefreshControl, StyleSheet } from 'react-native';
+
+import { usePullToRefresh } from '../hooks/usePullToRefresh';
 
 /** Android/iOS: the rows scroll inside the list (the footer is its last item). */
 export const ROWS_SCROLL_THEMSELVES = true;
@@ -18,8 +20,10 @@ export interface VirtualRowsProps<T> {
  * real table in the page: VirtualRows.web.tsx.)
  */
 export function VirtualRows<T>({ data, keyExtractor, renderRow, footer }: VirtualRowsProps<T>) {
+  const pull = usePullToRefresh();
   return (
     <FlatList
+      refreshControl={<RefreshControl testID="pull-to-refresh" refreshing={pull.refreshing} onRefresh={pull.onRefresh} />}
       data={data}
       keyExtractor={keyExtractor}
       renderItem={({ item, index }) => renderRow(item, index)}

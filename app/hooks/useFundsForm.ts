@@ -6,7 +6,8 @@ import { useAccountFunds, type FundsKind } from '../services/api/funds';
 import type { Account } from '../services/api/types';
 import { toast } from '../state/toast';
 import { formatMoney } from '../utils/format';
-import { validateFundsForm, type FundsFormErrors } from '../utils/validation';
+import { amountForApi, validateFundsForm, type FundsFormErrors } from '../utils/validation';
+import { t } from '../i18n';
 
 export interface FundsFormErrorsWithForm extends FundsFormErrors {
   account?: string;
@@ -45,23 +46,23 @@ export function useFundsForm(kind: FundsKind, userId: number | null, onDone: () 
   const submit = () => {
     if (move.isPending) return;
     const found: FundsFormErrorsWithForm = validateFundsForm({ amount, description });
-    if (!chosen) found.account = 'Choose an account';
+    if (!chosen) found.account = t('Choose an account');
     setErrors(found);
     if (Object.values(found).some(Boolean) || !chosen) return;
-    const typed = amount.trim();
+    const typed = amountForApi(amount);
     move.mutate(
       { kind, accountNumber: chosen.account_number, payload: { amount: typed, description: description.trim() || undefined } },
       {
         onSuccess: () => {
           const sum = formatMoney(typed, chosen.currency);
-          toast.success(kind === 'deposit' ? `Deposited ${sum} into ${chosen.account_number}` : `Withdrew ${sum} from ${chosen.account_number}`);
+          toast.success(kind === 'deposit' ? t('Deposited {{amount}} into {{number}}', { amount: sum, number: chosen.account_number }) : t('Withdrew {{amount}} from {{number}}', { amount: sum, number: chosen.account_number }));
           reset();
           onDone();
         },
         onError: (err) => {
           const fields = err instanceof ApiError ? err.fields : undefined;
           if (fields?.amount || fields?.description) setErrors({ amount: fields.amount, description: fields.description });
-          else setErrors({ form: errorMessage(err, kind === 'deposit' ? 'Deposit failed' : 'Withdrawal failed') });
+          else setErrors({ form: errorMessage(err, kind === 'deposit' ? t('Deposit failed') : t('Withdrawal failed')) });
         },
       },
     );

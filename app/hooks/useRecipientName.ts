@@ -2,6 +2,7 @@ import { useAccountLookup } from '../services/api/accounts';
 import type { Payee } from '../services/api/types';
 import { useDebouncedValue } from './useDebouncedValue';
 import { useErrorToast } from './useErrorToast';
+import { t } from '../i18n';
 
 /** Spec §9: the recipient lookup waits 1000 ms after typing, for 6+ characters. */
 export const LOOKUP_DELAY_MS = 1000;
@@ -19,7 +20,7 @@ export function useRecipientName(accountNumber: string, payee?: Pick<Payee, 'acc
   const known = payee && payee.account_number === typed ? payee.holder_name : null;
   const settled = useDebouncedValue(known ? '' : typed, LOOKUP_DELAY_MS);
   const lookup = useAccountLookup(known ? '' : settled);
-  useErrorToast(lookup.error, lookup.errorUpdatedAt, 'Account not found');
+  useErrorToast(lookup.error, lookup.errorUpdatedAt, t('Account not found'));
   if (known) return known;
   return settled === typed && lookup.data ? lookup.data.full_name ?? '' : '';
 }

@@ -5,6 +5,7 @@ import { useCreatePayee } from '../services/api/payees';
 import type { Payee } from '../services/api/types';
 import { toast } from '../state/toast';
 import { payeeFormError } from '../utils/validation';
+import { t } from '../i18n';
 
 export interface SavePayeeHandlers {
   /** After the 201 (the "Payee saved" toast is already shown; the list is refreshed). */
@@ -35,10 +36,10 @@ export function useSavePayee({ onSaved, onRefused }: SavePayeeHandlers) {
       { nickname: form.nickname.trim(), account_number: form.accountNumber.trim() },
       {
         onSuccess: (payee) => {
-          toast.success('Payee saved');
+          toast.success(t('Payee saved'));
           if (payee) onSaved(payee);
         },
-        onError: (err) => onRefused(errorMessage(err, 'Failed to save payee')),
+        onError: (err) => onRefused(errorMessage(err, t('Failed to save payee'))),
         onSettled: () => {
           inFlight.current = false;
         },

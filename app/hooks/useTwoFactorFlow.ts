@@ -5,6 +5,7 @@ import { useDisableTwoFactor, useEnableTwoFactor, useTwoFactorSetup, useTwoFacto
 import type { TwoFactorSetup } from '../services/api/types';
 import { toast } from '../state/toast';
 import { codeOrBackupError, normalizeCode, totpCodeError } from '../utils/twoFactor';
+import { t } from '../i18n';
 
 /** Where the Security page's two-factor section is. */
 export type TwoFactorStep =
@@ -38,7 +39,7 @@ export function useTwoFactorFlow() {
         setCodeError(null);
         setStep({ kind: 'setup', setup: answer });
       },
-      onError: (err) => toast.error(errorMessage(err, 'Failed to set up two-factor sign-in')),
+      onError: (err) => toast.error(errorMessage(err, t('Failed to set up two-factor sign-in'))),
     });
   };
 
@@ -69,7 +70,7 @@ export function useTwoFactorFlow() {
 
   const finish = () => {
     setStep({ kind: 'status' });
-    toast.success('Two-factor sign-in is on');
+    toast.success(t('Two-factor sign-in is on'));
   };
 
   return { status, step, start, starting: setup.isPending, cancel, code, changeCode, codeError, confirm, confirming: enable.isPending, finish };
@@ -99,7 +100,7 @@ export function useDisableTwoFactorForm(onDone: () => void) {
   const submit = () => {
     if (disable.isPending) return;
     const found: DisableErrors = {};
-    if (!password) found.password = 'Password is required';
+    if (!password) found.password = t('Password is required');
     const codeProblem = codeOrBackupError(code);
     if (codeProblem) found.code = codeProblem;
     setErrors(found);
@@ -108,14 +109,14 @@ export function useDisableTwoFactorForm(onDone: () => void) {
       { password, code: normalizeCode(code) },
       {
         onSuccess: () => {
-          toast.success('Two-factor sign-in is off');
+          toast.success(t('Two-factor sign-in is off'));
           reset();
           onDone();
         },
         onError: (err) => {
           const fields = err instanceof ApiError ? err.fields : undefined;
           if (fields?.password || fields?.code) setErrors({ password: fields.password, code: fields.code });
-          else setErrors({ form: errorMessage(err, 'Failed to turn off two-factor sign-in') });
+          else setErrors({ form: errorMessage(err, t('Failed to turn off two-factor sign-in')) });
         },
       },
     );

@@ -5,6 +5,7 @@ import { useVerifyTwoFactor } from '../services/api/twoFactor';
 import type { TwoFactorChallenge } from '../services/api/types';
 import { toast } from '../state/toast';
 import { codeOrBackupError, normalizeCode } from '../utils/twoFactor';
+import { t } from '../i18n';
 
 /** The server's code for a challenge that expired (5 minutes) or was used already. */
 const EXPIRED_CHALLENGE = 'invalid_challenge';
@@ -20,7 +21,7 @@ export function useTwoFactorSignIn() {
   const [codeError, setCodeError] = useState<string | null>(null);
   /** Shown on the password step after a challenge ran out. */
   const [expired, setExpired] = useState<string | null>(null);
-  const verify = useVerifyTwoFactor({ onSignedIn: () => toast.success('Login successful!') });
+  const verify = useVerifyTwoFactor({ onSignedIn: () => toast.success(t('Login successful!')) });
 
   const begin = (answer: TwoFactorChallenge) => {
     setChallenge(answer.challenge);
@@ -52,10 +53,10 @@ export function useTwoFactorSignIn() {
         onError: (err) => {
           if (err instanceof ApiError && err.code === EXPIRED_CHALLENGE) {
             back();
-            setExpired(errorMessage(err, 'This sign-in has expired; sign in again with your email and password'));
+            setExpired(errorMessage(err, t('This sign-in has expired; sign in again with your email and password')));
             return;
           }
-          setCodeError(errorMessage(err, 'Invalid code'));
+          setCodeError(errorMessage(err, t('Invalid code')));
         },
       },
     );

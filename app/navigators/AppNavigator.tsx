@@ -9,8 +9,9 @@ import { useTheme } from '../theme';
 import { lazyScreen } from './lazyScreen';
 import { linking } from './linking';
 import { navigationRef } from './navigationRef';
-import { ROUTE_TITLES, type AppRouteName, type RootParamList } from './routes';
+import { routeTitle, type AppRouteName, type RootParamList } from './routes';
 import { createShellNavigator } from './ShellNavigator';
+import { t } from '../i18n';
 
 const Root = createNativeStackNavigator<RootParamList>();
 const ShellTabs = createShellNavigator();
@@ -41,7 +42,7 @@ function AppArea() {
           key={name}
           name={name}
           component={screens[name]}
-          options={{ title: ROUTE_TITLES[name], listScreen: LIST_SCREENS.has(name) }}
+          options={{ title: routeTitle(name), listScreen: LIST_SCREENS.has(name) }}
         />
       ))}
     </ShellTabs.Navigator>
@@ -64,15 +65,15 @@ export function AppNavigator() {
       linking={linking}
       theme={navTheme}
       fallback={<Loading />}
-      documentTitle={{ formatter: (options, route) => `${options?.title ?? route?.name ?? 'Meridian'} · Meridian Bank` }}
+      documentTitle={{ formatter: (options, route) => t('{{page}} · Meridian Bank', { page: options?.title ?? route?.name ?? 'Meridian' }) }}
     >
       <Root.Navigator
         initialRouteName="App"
         screenOptions={{ headerShown: false, animation: Platform.OS === 'web' ? 'none' : 'default' }}
       >
-        <Root.Screen name="Auth" component={AuthScreen} options={{ title: 'Sign in' }} />
+        <Root.Screen name="Auth" component={AuthScreen} options={{ title: t('Sign in') }} />
         <Root.Screen name="App" component={AppArea} />
-        <Root.Screen name="NotFound" component={NotFoundScreen} options={{ title: 'Not Found' }} />
+        <Root.Screen name="NotFound" component={NotFoundScreen} options={{ title: t('Not Found') }} />
       </Root.Navigator>
     </NavigationContainer>
   );

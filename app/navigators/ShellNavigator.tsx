@@ -21,6 +21,7 @@ import { sessionStore, useSession } from '../state/session';
 import { toast } from '../state/toast';
 import { twoFactorGate, useTwoFactorGate } from '../state/twoFactorGate';
 import { roleMayOpen, type AppParamList, type AppRouteName, type RootParamList } from './routes';
+import { t } from '../i18n';
 
 export interface ShellScreenOptions {
   title?: string;
@@ -90,7 +91,7 @@ function ShellNavigator({ id, initialRouteName, children, screenOptions, layout,
     if (!forbidden) return;
     if (warned.current !== route.key) {
       warned.current = route.key;
-      toast.error('Unauthorized access');
+      toast.error(t('Unauthorized access'));
     }
     navigation.navigate('Dashboard');
   }, [forbidden, route.key, navigation]);

@@ -1,6 +1,7 @@
 import type { NavigatorScreenParams } from '@react-navigation/native';
 
 import type { Role } from '../services/api/types';
+import { t } from '../i18n';
 
 /** Screens inside the signed-in shell. */
 export type AppParamList = {
@@ -73,7 +74,7 @@ export function roleMayOpen(route: AppRouteName, role: Role): boolean {
   return true;
 }
 
-/** Titles, for the document title and placeholders. */
+/** Titles (i18n keys: routeTitle() answers them in the user's language), for the document title and placeholders. */
 export const ROUTE_TITLES: Record<AppRouteName, string> = {
   Dashboard: 'Dashboard',
   AccountRegistration: 'Account Registration',
@@ -87,6 +88,11 @@ export const ROUTE_TITLES: Record<AppRouteName, string> = {
   Settings: 'Settings',
   Security: 'Security',
 };
+
+/** A page's title in the user's language. */
+export function routeTitle(name: AppRouteName): string {
+  return t(ROUTE_TITLES[name]);
+}
 
 /** '/transaction-history?account_id=123' for a route and its params. */
 export function hrefFor<K extends AppRouteName>(name: K, params?: AppParamList[K]): string {

@@ -14,7 +14,9 @@ import { useSession } from '../state/session';
 import { toast } from '../state/toast';
 import { spacing, useTheme } from '../theme';
 import { datePart, formatMoney } from '../utils/format';
-import { validateAccountForm, type AccountFormErrors, type AccountFormValues } from '../utils/validation';
+import { amountForApi, validateAccountForm, type AccountFormErrors, type AccountFormValues } from '../utils/validation';
+import { t } from '../i18n';
+import { texts } from '../i18n/texts';
 
 type FormState = AccountFormValues;
 
@@ -34,8 +36,8 @@ export default function AccountRegistrationScreen() {
   // customer_funding off: accounts open at 0 and balances are not edited here (the bank deposits).
   const funding = useCustomerFunding();
 
-  useErrorToast(accounts.error, accounts.errorUpdatedAt, 'Failed to fetch accounts');
-  useErrorToast(types.error, types.errorUpdatedAt, 'Failed to fetch account types');
+  useErrorToast(accounts.error, accounts.errorUpdatedAt, texts.accountsFailed());
+  useErrorToast(types.error, types.errorUpdatedAt, t('Failed to fetch account types'));
 
   const [open, setOpen] = useState(false);
   const [editing, setEditing] = useState<Account | null>(null);
@@ -78,13 +80,13 @@ export default function AccountRegistrationScreen() {
     if (Object.values(found).some(Boolean)) return;
     if (!user || !token) {
       close();
-      toast.error('Please login to continue');
+      toast.error(t('Please login to continue'));
       navigation.navigate('Auth');
       return;
     }
     const payload = {
       account_number: form.accountNumber.trim(),
-      balance: form.balance.trim() === '' ? '0' : form.balance.trim(),
+      balance: form.balance.trim() === '' ? '0' : amountForApi(form.balance),
       account_type_id: form.typeId as number,
     };
     if (editing) {
@@ -92,19 +94,19 @@ export default function AccountRegistrationScreen() {
         { id: editing.id, payload },
         {
           onSuccess: () => {
-            toast.success('Account updated successfully');
+            toast.success(t('Account updated successfully'));
             close();
           },
-          onError: (err) => toast.error(errorMessage(err, 'Failed to update account')),
+          onError: (err) => toast.error(errorMessage(err, t('Failed to update account'))),
         },
       );
     } else {
       create.mutate(payload, {
         onSuccess: () => {
-          toast.success('Account created successfully');
+          toast.success(t('Account created successfully'));
           close();
         },
-        onError: (err) => toast.error(errorMessage(err, 'Failed to create account')),
+        onError: (err) => toast.error(errorMessage(err, t('Failed to create account'))),
       });
     }
   };
@@ -112,35 +114,35 @@ export default function AccountRegistrationScreen() {
   const confirmDelete = () => {
     if (!toDelete || remove.isPending) return;
     remove.mutate(toDelete.id, {
-      onSuccess: () => toast.success('Account deleted successfully'),
-      onError: (err) => toast.error(errorMessage(err, 'Failed to delete account')),
+      onSuccess: () => toast.success(t('Account deleted successfully')),
+      onError: (err) => toast.error(errorMessage(err, t('Failed to delete account'))),
       onSettled: () => setToDelete(null),
     });
   };
 
   const columns: Column<Account>[] = [
-    { key: 'name', title: 'Name', render: (a) => a.name },
-    { key: 'number', title: 'Account Number', render: (a) => a.account_number },
-    { key: 'type', title: 'Type', render: (a) => a.type_name },
-    { key: 'balance', title: 'Balance', render: (a) => formatMoney(a.balance, a.currency) },
-    { key: 'currency', title: 'Currency', flex: 0.7, render: (a) => a.currency },
-    { key: 'created', title: 'Created', render: (a) => datePart(a.created_at) },
+    { key: 'name', title: t('Name'), render: (a) => a.name },
+    { key: 'number', title: t('Account Number'), render: (a) => a.account_number },
+    { key: 'type', title: t('Type'), render: (a) => a.type_name },
+    { key: 'balance', title: t('Balance'), render: (a) => formatMoney(a.balance, a.currency) },
+    { key: 'currency', title: t('Currency'), flex: 0.7, render: (a) => a.currency },
+    { key: 'created', title: t('Created'), render: (a) => datePart(a.created_at) },
     {
       key: 'actions',
-      title: 'Actions',
+      title: t('Actions'),
       flex: 0.9,
       render: (a) => (
         <View style={styles.icons}>
           <IconButton
             icon="edit-2"
-            accessibilityLabel={`Edit account ${a.account_number}`}
+            accessibilityLabel={t('Edit account {{number}}', { number: a.account_number })}
             testID={`account-edit-${a.account_number}`}
             onPress={() => openEdit(a)}
           />
           <IconButton
             icon="trash-2"
             color={colors.danger}
-            accessibilityLabel={`Delete account ${a.account_number}`}
+            accessibilityLabel={t('Delete account {{number}}', { number: a.account_number })}
             testID={`account-delete-${a.account_number}`}
             onPress={() => setToDelete(a)}
           />
@@ -153,9 +155,9 @@ export default function AccountRegistrationScreen() {
 
   return (
     <Screen
-      title="Account Registration"
+      title={t('Account Registration')}
       testID="screen-account-registration"
-      actions={<Button title="Add New Account" icon="plus" testID="account-add" onPress={openCreate} />}
+      actions={<Button title={t('Add New Account')} icon="plus" testID="account-add" onPress={openCreate} />}
     >
       <DataTable
         testID="accounts-table"
@@ -163,23 +165,23 @@ export default function AccountRegistrationScreen() {
         data={accounts.isError ? [] : accounts.data}
         keyExtractor={(a) => String(a.id)}
         loading={accounts.isPending}
-        loadingText="Loading accounts..."
-        error={accounts.isError ? 'Failed to fetch accounts' : null}
-        emptyText="No accounts yet."
+        loadingText={t('Loading accounts...')}
+        error={accounts.isError ? texts.accountsFailed() : null}
+        emptyText={t('No accounts yet.')}
       />
 
       <FormModal
         visible={open}
         onClose={close}
-        title={editing ? 'Edit Account' : 'Create New Account'}
-        submitTitle={editing ? 'Update Account' : 'Create Account'}
+        title={editing ? t('Edit Account') : t('Create New Account')}
+        submitTitle={editing ? t('Update Account') : t('Create Account')}
         onSubmit={submit}
         submitting={saving}
         testIDPrefix="account"
         submitTestID="account-save"
       >
         <TextField
-          label="Account Number"
+          label={t('Account Number')}
           required
           value={form.accountNumber}
           onChangeText={(v) => set('accountNumber', v)}
@@ -190,7 +192,7 @@ export default function AccountRegistrationScreen() {
         />
         {funding ? (
           <TextField
-            label="Initial Balance"
+            label={t('Initial Balance')}
             type="number"
             value={form.balance}
             onChangeText={(v) => set('balance', v)}
@@ -200,9 +202,9 @@ export default function AccountRegistrationScreen() {
           />
         ) : null}
         <Select<number>
-          label="Account Type"
+          label={t('Account Type')}
           required
-          placeholder="Select an account type"
+          placeholder={t('Select an account type')}
           options={typeOptions}
           value={form.typeId}
           onChange={(v) => set('typeId', v)}
@@ -213,8 +215,8 @@ export default function AccountRegistrationScreen() {
 
       <ConfirmDialog
         visible={toDelete !== null}
-        title="Delete Account"
-        message="Are you sure you want to delete this account?"
+        title={t('Delete Account')}
+        message={t('Are you sure you want to delete this account?')}
         busy={remove.isPending}
         onConfirm={confirmDelete}
         onCancel={() => setToDelete(null)}

@@ -9,10 +9,12 @@ import type { AdminUserRow, Role } from '../services/api/types';
 import { sessionStore, useSession } from '../state/session';
 import { toast } from '../state/toast';
 import { spacing } from '../theme';
+import { t } from '../i18n';
 
-const ROLE_OPTIONS: SelectOption<Role>[] = [
-  { label: 'Admin', value: 'Admin' },
-  { label: 'User', value: 'User' },
+const ROLE_OPTIONS = (): SelectOption<Role>[] =>
+  [
+  { label: t('Admin'), value: 'Admin' },
+  { label: t('User'), value: 'User' },
 ];
 
 /** Role Assignment (Admin only): one role per user, Assign enabled once a role is chosen. */
@@ -33,13 +35,13 @@ export default function AssignScreen() {
       { userId: row.id, role },
       {
         onSuccess: () => {
-          toast.success('Role assigned successfully');
+          toast.success(t('Role assigned successfully'));
           setChosen((c) => ({ ...c, [row.id]: null }));
           // Changing one's own role takes effect on the next request: keep the session in step.
           if (me && me.id === row.id && me.role !== role) void sessionStore.setUser({ ...me, role });
         },
         onError: () => {
-          toast.error('Failed to assign role');
+          toast.error(t('Failed to assign role'));
         },
         onSettled: () => setBusyId(null),
       },
@@ -47,31 +49,31 @@ export default function AssignScreen() {
   };
 
   const columns: Column<AdminUserRow>[] = [
-    { key: 'name', title: 'Name', flex: 1.4 },
-    { key: 'phone', title: 'Phone', flex: 1.2 },
-    { key: 'role', title: 'Current Role', flex: 1, render: (row) => row.role },
+    { key: 'name', title: t('Name'), flex: 1.4 },
+    { key: 'phone', title: t('Phone'), flex: 1.2 },
+    { key: 'role', title: t('Current Role'), flex: 1, render: (row) => row.role },
     {
       key: 'assign',
-      title: 'Assign Role',
+      title: t('Assign Role'),
       flex: 2,
       render: (row) => (
         <View style={styles.assign}>
           <View style={styles.select}>
             <Select<Role>
               testID={`assign-role-${row.id}`}
-              placeholder="Select a role"
-              accessibilityLabel={`Role for ${row.name}`}
-              options={ROLE_OPTIONS}
+              placeholder={t('Select a role')}
+              accessibilityLabel={t('Role for {{name}}', { name: row.name })}
+              options={ROLE_OPTIONS()}
               value={chosen[row.id] ?? null}
               onChange={(role) => setChosen((c) => ({ ...c, [row.id]: role }))}
               disabled={busyId === row.id}
             />
           </View>
           <Button
-            title="Assign"
+            title={t('Assign')}
             size="sm"
             testID={`assign-submit-${row.id}`}
-            accessibilityLabel={`Assign role to ${row.name}`}
+            accessibilityLabel={t('Assign role to {{name}}', { name: row.name })}
             disabled={!chosen[row.id] || (busyId !== null && busyId !== row.id)}
             loading={busyId === row.id}
             onPress={() => submit(row)}
@@ -82,16 +84,16 @@ export default function AssignScreen() {
   ];
 
   return (
-    <Screen title="Role Assignment" testID="screen-assign">
+    <Screen title={t('Role Assignment')} testID="screen-assign">
       <DataTable
         testID="assign-table"
         columns={columns}
         data={Array.isArray(users.data) ? users.data : []}
         keyExtractor={(row) => String(row.id)}
         loading={users.isPending}
-        loadingText="Loading users..."
+        loadingText={t('Loading users...')}
         error={users.isError ? fetchUsersError(users.error) : null}
-        emptyText="No users found"
+        emptyText={t('No users found')}
         stackBelow={640}
         stackedRole="list"
       />

@@ -14,6 +14,7 @@ import { errorMessage } from '../services/api/client';
 import { sessionStore, useSession } from '../state/session';
 import { toast } from '../state/toast';
 import { radius, spacing, useTheme } from '../theme';
+import { t } from '../i18n';
 
 type Mode = 'login' | 'register';
 
@@ -50,12 +51,12 @@ export default function AuthScreen() {
   // Two-factor sign-in on: the password step answers a challenge, the code step follows.
   const second = useTwoFactorSignIn();
   const login = useLogin({
-    onSignedIn: () => toast.success('Login successful!'),
+    onSignedIn: () => toast.success(t('Login successful!')),
     onChallenge: (challenge) => {
       setPassword('');
       second.begin(challenge);
     },
-    onError: (err) => toast.error(errorMessage(err, 'Invalid credentials')),
+    onError: (err) => toast.error(errorMessage(err, t('Invalid credentials'))),
   });
   const register = useRegister();
 
@@ -71,8 +72,8 @@ export default function AuthScreen() {
 
   const submitLogin = async () => {
     const errors: typeof loginErrors = {};
-    if (!username.trim()) errors.username = 'Username is required';
-    if (!password) errors.password = 'Password is required';
+    if (!username.trim()) errors.username = t('Username is required');
+    if (!password) errors.password = t('Password is required');
     setLoginErrors(errors);
     if (errors.username || errors.password || login.isPending || checkingServer) return;
     if (!(await server.ensure())) return;
@@ -83,9 +84,9 @@ export default function AuthScreen() {
   const submitRegister = async () => {
     const errors: typeof registerErrors = {};
     if (!form.full_name.trim()) errors.full_name = 'Full Name is required';
-    if (!form.email.trim()) errors.email = 'Email is required';
-    if (!form.phone_number.trim()) errors.phone_number = 'Phone is required';
-    if (!form.password) errors.password = 'Password is required';
+    if (!form.email.trim()) errors.email = t('Email is required');
+    if (!form.phone_number.trim()) errors.phone_number = t('Phone is required');
+    if (!form.password) errors.password = t('Password is required');
     setRegisterErrors(errors);
     if (Object.keys(errors).length > 0 || register.isPending || checkingServer) return;
     if (!(await server.ensure())) return;
@@ -97,13 +98,13 @@ export default function AuthScreen() {
     };
     register.mutate(payload, {
       onSuccess: () => {
-        toast.success('Registration successful!');
+        toast.success(t('Registration successful!'));
         setUsername(payload.email);
         setPassword('');
         setForm(EMPTY_REGISTER);
         setMode('login');
       },
-      onError: (err) => toast.error(errorMessage(err, 'Registration failed')),
+      onError: (err) => toast.error(errorMessage(err, t('Registration failed'))),
     });
   };
 
@@ -121,10 +122,10 @@ export default function AuthScreen() {
         <View testID="auth-screen" role="main" style={[styles.card, { backgroundColor: colors.surface, borderColor: colors.border }]}>
           <View style={styles.titles}>
             <Text variant="heading" testID="auth-heading" style={styles.centerText}>
-              Welcome to Meridian Bank
+              {t('Welcome to Meridian Bank')}
             </Text>
             <Text variant="muted" testID="auth-subtitle" style={styles.centerText}>
-              {second.active ? 'Two-factor sign-in' : mode === 'login' ? 'Sign in to your account' : 'Create your account'}
+              {second.active ? t('Two-factor sign-in') : mode === 'login' ? t('Sign in to your account') : t('Create your account')}
             </Text>
           </View>
 
@@ -140,12 +141,12 @@ export default function AuthScreen() {
           ) : (
             <>
               <Tabs<Mode>
-                accessibilityLabel="Sign in or register"
+                accessibilityLabel={t('Sign in or register')}
                 value={mode}
                 onChange={setMode}
                 tabs={[
-                  { key: 'login', label: 'Login', testID: 'tab-login' },
-                  { key: 'register', label: 'Register', testID: 'tab-register' },
+                  { key: 'login', label: t('Login'), testID: 'tab-login' },
+                  { key: 'register', label: t('Register'), testID: 'tab-register' },
                 ]}
               />
 
@@ -159,7 +160,7 @@ export default function AuthScreen() {
                     </Text>
                   ) : null}
                   <TextField
-                    label="Username"
+                    label={t('Username')}
                     testID="login-username"
                     value={username}
                     onChangeText={setUsername}
@@ -172,7 +173,7 @@ export default function AuthScreen() {
                     returnKeyType="next"
                   />
                   <TextField
-                    label="Password"
+                    label={t('Password')}
                     type="password"
                     testID="login-password"
                     value={password}
@@ -184,15 +185,15 @@ export default function AuthScreen() {
                     returnKeyType="go"
                   />
                   <View style={styles.row}>
-                    <Checkbox label="Remember me" checked={remember} onChange={setRemember} testID="remember-me" />
+                    <Checkbox label={t('Remember me')} checked={remember} onChange={setRemember} testID="remember-me" />
                     <Pressable role="link" testID="forgot-password" onPress={() => undefined}>
                       <Text variant="muted" style={{ color: colors.primary }}>
-                        Forgot your password
+                        {t('Forgot your password')}
                       </Text>
                     </Pressable>
                   </View>
                   <Button
-                    title={login.isPending ? 'Signing in...' : 'Login'}
+                    title={login.isPending ? t('Signing in...') : t('Login')}
                     testID="login-submit"
                     onPress={() => void submitLogin()}
                     loading={login.isPending || checkingServer}
@@ -202,7 +203,7 @@ export default function AuthScreen() {
               ) : (
                 <View style={styles.form} testID="register-form">
                   <TextField
-                    label="Full Name"
+                    label={t('Full Name')}
                     testID="register-fullname"
                     value={form.full_name}
                     onChangeText={set('full_name')}
@@ -211,7 +212,7 @@ export default function AuthScreen() {
                     required
                   />
                   <TextField
-                    label="Email"
+                    label={t('Email')}
                     type="email"
                     testID="register-email"
                     value={form.email}
@@ -220,7 +221,7 @@ export default function AuthScreen() {
                     required
                   />
                   <TextField
-                    label="Phone"
+                    label={t('Phone')}
                     type="tel"
                     testID="register-phone"
                     value={form.phone_number}
@@ -229,7 +230,7 @@ export default function AuthScreen() {
                     required
                   />
                   <TextField
-                    label="Password"
+                    label={t('Password')}
                     type="password"
                     testID="register-password"
                     value={form.password}
@@ -240,7 +241,7 @@ export default function AuthScreen() {
                     onSubmitEditing={() => void submitRegister()}
                   />
                   <Button
-                    title={register.isPending ? 'Registering...' : 'Register'}
+                    title={register.isPending ? t('Registering...') : t('Register')}
                     testID="register-submit"
                     onPress={() => void submitRegister()}
                     loading={register.isPending || checkingServer}

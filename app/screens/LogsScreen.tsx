@@ -7,10 +7,11 @@ import { UnexpectedFormatError, useAuditLogPages } from '../services/api/admin';
 import type { AuditLog } from '../services/api/types';
 import { spacing } from '../theme';
 import { formatFullDate } from '../utils/relativeTime';
+import { t } from '../i18n';
 
 /** 'Unexpected response format from server' when audit_logs is not an array, else 'Failed to fetch logs'. */
 export function logsError(error: unknown): string {
-  return error instanceof UnexpectedFormatError ? error.message : 'Failed to fetch logs';
+  return error instanceof UnexpectedFormatError ? error.message : t('Failed to fetch logs');
 }
 
 function timestamp(value: string): string {
@@ -20,13 +21,14 @@ function timestamp(value: string): string {
 
 const dash = (value: string | null | undefined) => (value === null || value === undefined || value === '' ? '—' : String(value));
 
-const columns: Column<AuditLog>[] = [
-  { key: 'FullName', title: 'User', flex: 1.2, render: (row) => dash(row.FullName) },
-  { key: 'AccountNumber', title: 'Account', flex: 1.1, render: (row) => dash(row.AccountNumber) },
-  { key: 'ActionType', title: 'Action', flex: 1, render: (row) => dash(row.ActionType) },
-  { key: 'TableName', title: 'Table', flex: 1, render: (row) => dash(row.TableName) },
-  { key: 'Description', title: 'Description', flex: 2.2, render: (row) => dash(row.Description) },
-  { key: 'ActionTimestamp', title: 'Timestamp', flex: 1.4, render: (row) => timestamp(row.ActionTimestamp) },
+const columns = (): Column<AuditLog>[] =>
+  [
+  { key: 'FullName', title: t('User'), flex: 1.2, render: (row) => dash(row.FullName) },
+  { key: 'AccountNumber', title: t('Account'), flex: 1.1, render: (row) => dash(row.AccountNumber) },
+  { key: 'ActionType', title: t('Action'), flex: 1, render: (row) => dash(row.ActionType) },
+  { key: 'TableName', title: t('Table'), flex: 1, render: (row) => dash(row.TableName) },
+  { key: 'Description', title: t('Description'), flex: 2.2, render: (row) => dash(row.Description) },
+  { key: 'ActionTimestamp', title: t('Timestamp'), flex: 1.4, render: (row) => timestamp(row.ActionTimestamp) },
 ];
 
 /**
@@ -43,16 +45,16 @@ export default function LogsScreen() {
   const failedFirstPage = logs.isError && rows.length === 0;
 
   return (
-    <Screen title="System Logs" testID="screen-logs" fill actions={<AuditChainBadge />}>
+    <Screen title={t('System Logs')} testID="screen-logs" fill actions={<AuditChainBadge />}>
       <DataTable
         testID="logs-table"
-        columns={columns}
+        columns={columns()}
         data={rows}
         keyExtractor={(row, i) => (row.id !== undefined && row.id !== null ? String(row.id) : `log-${i}`)}
         loading={logs.isPending}
-        loadingText="Loading logs..."
+        loadingText={t('Loading logs...')}
         error={failedFirstPage ? logsError(logs.error) : null}
-        emptyText="No logs available"
+        emptyText={t('No logs available')}
         stackBelow={760}
         stackedRole="list"
         virtualized
@@ -60,7 +62,7 @@ export default function LogsScreen() {
           logs.hasNextPage ? (
             <View style={styles.more}>
               <Button
-                title={logs.isFetchingNextPage ? 'Loading...' : 'Load more'}
+                title={logs.isFetchingNextPage ? t('Loading...') : t('Load more')}
                 variant="outline"
                 testID="logs-load-more"
                 loading={logs.isFetchingNextPage}

@@ -18,9 +18,10 @@ import {
 import { usePayees } from '../services/api/payees';
 import type { MoneyRequest, Payee } from '../services/api/types';
 import { toast } from '../state/toast';
-import { spacing } from '../theme';
 import { currencyOf, datePart, formatMoney } from '../utils/format';
-import { moneyRequestFormError } from '../utils/validation';
+import { amountForApi, moneyRequestFormError } from '../utils/validation';
+import { t } from '../i18n';
+import { texts } from '../i18n/texts';
 
 interface RequestForm {
   from: string | null;
@@ -40,8 +41,8 @@ export default function MoneyRequestScreen() {
   const create = useCreateMoneyRequest();
   const accept = useAcceptMoneyRequest();
   const decline = useDeclineMoneyRequest();
-  useErrorToast(requests.error, requests.errorUpdatedAt, 'Failed to fetch money requests');
-  useErrorToast(accounts.error, accounts.errorUpdatedAt, 'Failed to fetch accounts');
+  useErrorToast(requests.error, requests.errorUpdatedAt, texts.moneyRequestsFailed());
+  useErrorToast(accounts.error, accounts.errorUpdatedAt, texts.accountsFailed());
 
   const [open, setOpen] = useState(false);
   const [form, setForm] = useState<RequestForm>(EMPTY);
@@ -73,15 +74,15 @@ export default function MoneyRequestScreen() {
       {
         requester_id: form.from,
         recipient_id: form.to.trim(),
-        amount: form.amount.trim(),
+        amount: amountForApi(form.amount),
         description: form.description.trim(),
       },
       {
         onSuccess: () => {
-          toast.success('Money request created successfully!');
+          toast.success(t('Money request created successfully!'));
           close();
         },
-        onError: () => toast.error('Failed to create money request'),
+        onError: () => toast.error(t('Failed to create money request')),
         onSettled: () => {
           inFlight.current = false;
         },
@@ -94,31 +95,31 @@ export default function MoneyRequestScreen() {
     setBusyId(r.ID);
     const mutation = action === 'accept' ? accept : decline;
     mutation.mutate(r.ID, {
-      onSuccess: () => toast.success(action === 'accept' ? 'Money request accepted!' : 'Money request rejected!'),
-      onError: () => toast.error(action === 'accept' ? 'Failed to accept request' : 'Failed to reject request'),
+      onSuccess: () => toast.success(texts.requestAnswered(action)),
+      onError: () => toast.error(texts.requestAnswerFailed(action)),
       onSettled: () => setBusyId(null),
     });
   };
 
   const columns: Column<MoneyRequest>[] = [
-    { key: 'date', title: 'Date', render: (r) => datePart(r.RequesteAt) },
-    { key: 'amount', title: 'Amount', render: (r) => formatMoney(r.Amount, currencyOf(accounts.data, r.requester_id, r.recipient_id)) },
-    { key: 'from', title: 'From Account', render: (r) => r.requester_id },
-    { key: 'to', title: 'To Account', render: (r) => r.recipient_id },
-    { key: 'status', title: 'Status', render: (r) => <StatusBadge status={r.Status} testID={`request-status-${r.ID}`} /> },
+    { key: 'date', title: t('Date'), render: (r) => datePart(r.RequesteAt) },
+    { key: 'amount', title: t('Amount'), render: (r) => formatMoney(r.Amount, currencyOf(accounts.data, r.requester_id, r.recipient_id)) },
+    { key: 'from', title: t('From Account'), render: (r) => r.requester_id },
+    { key: 'to', title: t('To Account'), render: (r) => r.recipient_id },
+    { key: 'status', title: t('Status'), render: (r) => <StatusBadge status={r.Status} testID={`request-status-${r.ID}`} /> },
     {
       key: 'actions',
-      title: 'Actions',
+      title: t('Actions'),
       flex: 1.4,
       render: (r) =>
         canAnswerRequest(r) ? (
           <ActionMenu
-            accessibilityLabel={`Actions for request ${r.ID}`}
+            accessibilityLabel={t('Actions for request {{id}}', { id: r.ID })}
             testID={`request-menu-${r.ID}`}
             disabled={busyId !== null}
             items={[
-              { label: 'Accept', testID: `request-accept-${r.ID}`, onPress: () => answer(r, 'accept') },
-              { label: 'Decline', testID: `request-decline-${r.ID}`, destructive: true, onPress: () => answer(r, 'decline') },
+              { label: t('Accept'), testID: `request-accept-${r.ID}`, onPress: () => answer(r, 'accept') },
+              { label: t('Decline'), testID: `request-decline-${r.ID}`, destructive: true, onPress: () => answer(r, 'decline') },
             ]}
           />
         ) : null,
@@ -127,28 +128,28 @@ export default function MoneyRequestScreen() {
 
   return (
     <Screen
-      title="Money Requests"
+      title={t('Money Requests')}
       testID="screen-money-request"
-      actions={<Button title="New Money Request" icon="plus" testID="request-new" onPress={() => setOpen(true)} />}
+      actions={<Button title={t('New Money Request')} icon="plus" testID="request-new" onPress={() => setOpen(true)} />}
     >
-      <Card title="Request History">
+      <Card title={t('Request History')}>
         <DataTable
           testID="request-history"
           columns={columns}
           data={requests.isError ? [] : requests.data}
           keyExtractor={(r) => String(r.ID)}
           loading={requests.isPending}
-          loadingText="Loading requests..."
-          error={requests.isError ? 'Failed to fetch money requests' : null}
-          emptyText="No money requests available."
+          loadingText={t('Loading requests...')}
+          error={requests.isError ? texts.moneyRequestsFailed() : null}
+          emptyText={t('No money requests available.')}
         />
       </Card>
 
-      <FormModal visible={open} onClose={close} title="New Money Request" submitTitle="Create Request" onSubmit={submit} submitting={create.isPending} testIDPrefix="request">
+      <FormModal visible={open} onClose={close} title={t('New Money Request')} submitTitle={t('Create Request')} onSubmit={submit} submitting={create.isPending} testIDPrefix="request">
         <Select<string>
-          label="From Account"
+          label={t('From Account')}
           required
-          placeholder="Select an account"
+          placeholder={t('Select an account')}
           options={(accounts.data ?? []).map((a) => ({ label: a.account_number, value: a.account_number }))}
           value={form.from}
           onChange={(v) => set('from', v)}
@@ -156,7 +157,7 @@ export default function MoneyRequestScreen() {
         />
         <PayeePicker payees={payees.data} value={form.payee?.id ?? null} onPick={pickPayee} testID="request-payee" />
         <TextField
-          label="To Account Number"
+          label={t('To Account Number')}
           required
           value={form.to}
           onChangeText={typeRecipient}
@@ -169,7 +170,7 @@ export default function MoneyRequestScreen() {
           <SavePayeeForm accountNumber={form.to} onSaved={pickPayee} testIDPrefix="request-save-payee" />
         ) : null}
         <TextField
-          label="Amount"
+          label={t('Amount')}
           required
           type="number"
           placeholder="0.00"
@@ -178,7 +179,7 @@ export default function MoneyRequestScreen() {
           testID="request-amount"
         />
         <TextField
-          label="Description (optional)"
+          label={t('Description (optional)')}
           value={form.description}
           onChangeText={(v) => set('description', v)}
           testID="request-description"

@@ -6,11 +6,13 @@ import { NotificationRow } from '../components/NotificationRow';
 import type { NotificationFilter } from '../services/api/types';
 import { useNotificationCenter } from '../state/NotificationsProvider';
 import { spacing, useTheme } from '../theme';
+import { t } from '../i18n';
 
-const TABS: TabItem<NotificationFilter>[] = [
-  { key: 'all', label: 'All', testID: 'notifications-tab-all' },
-  { key: 'requests', label: 'Requests', testID: 'notifications-tab-requests' },
-  { key: 'alerts', label: 'Alerts', testID: 'notifications-tab-alerts' },
+const TABS = (): TabItem<NotificationFilter>[] =>
+  [
+  { key: 'all', label: t('All'), testID: 'notifications-tab-all' },
+  { key: 'requests', label: t('Requests'), testID: 'notifications-tab-requests' },
+  { key: 'alerts', label: t('Alerts'), testID: 'notifications-tab-alerts' },
 ];
 
 const MINUTE = 60_000;
@@ -40,7 +42,7 @@ export default function NotificationsScreen() {
   const count = filteredItems.length;
   let body;
   if (loading && count === 0) {
-    body = <Loading text="Loading notifications..." testID="notifications-loading" />;
+    body = <Loading text={t('Loading notifications...')} testID="notifications-loading" />;
   } else if (error && count === 0) {
     body = (
       <Text role="alert" style={{ color: colors.danger }} testID="notifications-error">
@@ -50,7 +52,7 @@ export default function NotificationsScreen() {
   } else if (count === 0) {
     body = (
       <Text variant="muted" testID="notifications-empty" style={styles.empty}>
-        No notifications found
+        {t('No notifications found')}
       </Text>
     );
   } else {
@@ -66,18 +68,18 @@ export default function NotificationsScreen() {
   }
 
   return (
-    <Screen title="Notifications" testID="screen-notifications">
+    <Screen title={t('Notifications')} testID="screen-notifications">
       <Card>
         <View style={styles.header}>
           <Tabs<NotificationFilter>
-            tabs={TABS}
+            tabs={TABS()}
             value={filter}
             onChange={setFilter}
-            accessibilityLabel="Filter notifications"
+            accessibilityLabel={t('Filter notifications')}
             style={styles.tabs}
           />
           <Text variant="muted" testID="notifications-total" accessibilityLiveRegion="polite">
-            {`${count} ${count === 1 ? 'notification' : 'notifications'}`}
+            {t('{{count}} notifications', { count })}
           </Text>
         </View>
         {error && count > 0 ? (

@@ -4,6 +4,7 @@ import { Screen, Text } from '../components';
 import { SessionsCard, TwoFactorCard } from '../components/security';
 import { useTwoFactorGate } from '../state/twoFactorGate';
 import { type ThemedStyle, useThemedStyles } from '../theme';
+import { t } from '../i18n';
 
 /** Security (from the profile menu): two-factor sign-in and the signed-in sessions (contract §6). */
 export default function SecurityScreen() {
@@ -11,7 +12,7 @@ export default function SecurityScreen() {
   // require_2fa_for_admins: why the admin was sent here.
   const required = useTwoFactorGate((s) => s.message);
   return (
-    <Screen title="Security" testID="screen-security">
+    <Screen title={t('Security')} testID="screen-security">
       <View style={styles.stack}>
         {required ? (
           <View role="alert" testID="twofactor-required" style={styles.notice}>

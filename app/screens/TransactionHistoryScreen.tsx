@@ -3,27 +3,29 @@ import { useRoute } from '@react-navigation/native';
 import { useState } from 'react';
 import { StyleSheet, View } from 'react-native';
 
-import { Button, DataTable, Screen, Select, Text, type Column } from '../components';
+import { Button, DataTable, Screen, Select, Text } from '../components';
 import { StatementModal } from '../components/statements/StatementModal';
-import { TransactionTypeBadge } from '../components/StatusBadge';
 import { useErrorToast } from '../hooks/useErrorToast';
 import type { AppParamList } from '../navigators/routes';
 import { useAccounts } from '../services/api/accounts';
 import { useTransactionHistoryPages } from '../services/api/transactions';
 import { isAdmin, useSession } from '../state/session';
-import type { Transaction, TransactionType } from '../services/api/types';
+import type { TransactionType } from '../services/api/types';
 import { spacing } from '../theme';
-import { currencyOf, datePart, formatMoney } from '../utils/format';
+import { t } from '../i18n';
+import { transactionColumns } from '../components/transactionColumns';
+import { texts } from '../i18n/texts';
 
 /** Rows per page of "load more". */
 export const HISTORY_PAGE_SIZE = 50;
 
 type Filter = 'ALL' | TransactionType;
 
-const FILTERS: { label: string; value: Filter }[] = [
-  { label: 'All Transactions', value: 'ALL' },
-  { label: 'Debit', value: 'DEBIT' },
-  { label: 'Credit', value: 'CREDIT' },
+const FILTERS = (): { label: string; value: Filter }[] =>
+  [
+  { label: t('All Transactions'), value: 'ALL' },
+  { label: t('Debit'), value: 'DEBIT' },
+  { label: t('Credit'), value: 'CREDIT' },
 ];
 
 /** Transaction History (spec §2), `?account_id=`; type filter and paging by the server. */
@@ -41,35 +43,29 @@ export default function TransactionHistoryScreen() {
     limit: HISTORY_PAGE_SIZE,
   });
   // A failed "load more" keeps the rows shown and says so below them; only a failed first page toasts.
-  useErrorToast(history.data ? null : history.error, history.errorUpdatedAt, 'Failed to fetch transactions');
+  useErrorToast(history.data ? null : history.error, history.errorUpdatedAt, texts.transactionsFailed());
 
   const rows = history.data?.pages.flatMap((p) => p?.data ?? []) ?? [];
 
-  const columns: Column<Transaction>[] = [
-    { key: 'date', title: 'Date', render: (t) => datePart(t.transaction_date) },
-    { key: 'description', title: 'Description', flex: 1.5, render: (t) => t.description ?? '' },
-    { key: 'type', title: 'Type', render: (t) => <TransactionTypeBadge type={t.transaction_type} /> },
-    { key: 'amount', title: 'Amount', render: (t) => formatMoney(t.amount, currencyOf(accounts.data, t.account_id, t.to_account_id)) },
-    { key: 'to', title: 'To Account', render: (t) => t.to_account_id },
-  ];
+  const columns = transactionColumns(accounts.data, ['date', 'description', 'type', 'amount', 'to']);
 
   return (
     <Screen
-      title="Transaction History"
+      title={t('Transaction History')}
       testID="screen-transaction-history"
       fill
       actions={
-        customer ? <Button title="Download statement" icon="download" variant="outline" testID="statement-open" onPress={() => setStatementOpen(true)} /> : undefined
+        customer ? <Button title={t('Download statement')} icon="download" variant="outline" testID="statement-open" onPress={() => setStatementOpen(true)} /> : undefined
       }
     >
       <View style={styles.toolbar}>
         <Text variant="muted" testID="history-scope">
-          {accountId ? `Account ${accountId}` : 'All accounts'}
+          {accountId ? t('Account {{number}}', { number: accountId }) : t('All accounts')}
         </Text>
         <View style={styles.filter}>
           <Select<Filter>
-            label="Transaction type"
-            options={FILTERS}
+            label={t('Transaction type')}
+            options={FILTERS()}
             value={filter}
             onChange={(v) => setFilter(v ?? 'ALL')}
             testID="history-filter"
@@ -82,15 +78,15 @@ export default function TransactionHistoryScreen() {
         data={rows}
         keyExtractor={(t) => String(t.id)}
         loading={history.isPending}
-        loadingText="Loading transactions..."
-        error={history.isError && !history.data ? 'Failed to load transactions' : null}
-        emptyText="No transactions found."
+        loadingText={t('Loading transactions...')}
+        error={history.isError && !history.data ? texts.transactionsLoadFailed() : null}
+        emptyText={t('No transactions found.')}
         virtualized
         footer={
           <>
             {history.hasNextPage ? (
               <Button
-                title="Load more"
+                title={t('Load more')}
                 variant="outline"
                 testID="history-load-more"
                 loading={history.isFetchingNextPage}
@@ -100,7 +96,7 @@ export default function TransactionHistoryScreen() {
             ) : null}
             {history.isFetchNextPageError ? (
               <Text variant="muted" role="alert">
-                Failed to load transactions
+                {texts.transactionsLoadFailed()}
               </Text>
             ) : null}
           </>

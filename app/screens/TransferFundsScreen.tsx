@@ -1,12 +1,11 @@
 import { useRef, useState } from 'react';
 import { View, type ViewStyle } from 'react-native';
 
-import { Button, Card, DataTable, FormModal, Screen, Select, Tabs, TextField, type Column } from '../components';
+import { Button, Card, DataTable, FormModal, Screen, Select, Tabs, TextField } from '../components';
 import { PayeePicker } from '../components/payees/PayeePicker';
 import { PayeesPanel } from '../components/payees/PayeesPanel';
 import { RecipientName } from '../components/payees/RecipientName';
 import { SavePayeeForm } from '../components/payees/SavePayeeForm';
-import { TransactionTypeBadge } from '../components/StatusBadge';
 import { DailyLimitLine } from '../components/transfers/DailyLimitLine';
 import { ScheduledPanel } from '../components/transfers/ScheduledPanel';
 import { useErrorToast } from '../hooks/useErrorToast';
@@ -15,12 +14,15 @@ import { useAccounts } from '../services/api/accounts';
 import { errorMessage } from '../services/api/client';
 import { usePayees } from '../services/api/payees';
 import { newIdempotencyKey, useTransactionHistory, useTransfer } from '../services/api/transactions';
-import type { Payee, Transaction, TransferPayload } from '../services/api/types';
+import type { Payee, TransferPayload } from '../services/api/types';
 import { useSession } from '../state/session';
 import { toast } from '../state/toast';
 import { useThemed, type ThemedStyle } from '../theme';
-import { currencyOf, datePart, formatMoney } from '../utils/format';
-import { transferFormError } from '../utils/validation';
+import { formatMoney } from '../utils/format';
+import { amountForApi, transferFormError } from '../utils/validation';
+import { t } from '../i18n';
+import { HISTORY_COLUMNS, transactionColumns } from '../components/transactionColumns';
+import { texts } from '../i18n/texts';
 
 export { LOOKUP_DELAY_MS } from '../hooks/useRecipientName';
 
@@ -37,10 +39,11 @@ const EMPTY: TransferForm = { from: null, amount: '', to: '', note: '', payee: n
 
 type TransferTab = 'history' | 'payees' | 'scheduled';
 
-const TABS: { key: TransferTab; label: string; testID: string }[] = [
-  { key: 'history', label: 'History', testID: 'transfer-tab-history' },
-  { key: 'payees', label: 'Payees', testID: 'transfer-tab-payees' },
-  { key: 'scheduled', label: 'Scheduled', testID: 'transfer-tab-scheduled' },
+const TABS = (): { key: TransferTab; label: string; testID: string }[] =>
+  [
+  { key: 'history', label: t('History'), testID: 'transfer-tab-history' },
+  { key: 'payees', label: t('Payees'), testID: 'transfer-tab-payees' },
+  { key: 'scheduled', label: t('Scheduled'), testID: 'transfer-tab-scheduled' },
 ];
 
 /**
@@ -54,8 +57,8 @@ export default function TransferFundsScreen() {
   const accounts = useAccounts();
   const history = useTransactionHistory();
   const transfer = useTransfer();
-  useErrorToast(accounts.error, accounts.errorUpdatedAt, 'Failed to fetch accounts');
-  useErrorToast(history.error, history.errorUpdatedAt, 'Failed to fetch transactions');
+  useErrorToast(accounts.error, accounts.errorUpdatedAt, texts.accountsFailed());
+  useErrorToast(history.error, history.errorUpdatedAt, texts.transactionsFailed());
 
   const [open, setOpen] = useState(false);
   const [form, setForm] = useState<TransferForm>(EMPTY);
@@ -91,13 +94,13 @@ export default function TransferFundsScreen() {
       return;
     }
     if (!user || !form.from) {
-      toast.error('User not found. Please login again.');
+      toast.error(t('User not found. Please login again.'));
       return;
     }
     const payload: TransferPayload = {
       account_id: form.from,
       to_account_id: form.to.trim(),
-      amount: form.amount.trim(),
+      amount: amountForApi(form.amount),
       description: form.note.trim(),
     };
     const body = JSON.stringify(payload);
@@ -107,10 +110,10 @@ export default function TransferFundsScreen() {
       { payload, idempotencyKey: idem.current.key },
       {
         onSuccess: () => {
-          toast.success('Transfer successful!');
+          toast.success(t('Transfer successful!'));
           close();
         },
-        onError: (err) => toast.error(errorMessage(err, 'Transfer failed')),
+        onError: (err) => toast.error(errorMessage(err, t('Transfer failed'))),
         onSettled: () => {
           inFlight.current = false;
         },
@@ -118,14 +121,7 @@ export default function TransferFundsScreen() {
     );
   };
 
-  const columns: Column<Transaction>[] = [
-    { key: 'date', title: 'Date', render: (t) => datePart(t.transaction_date) },
-    { key: 'type', title: 'Type', render: (t) => <TransactionTypeBadge type={t.transaction_type} /> },
-    { key: 'amount', title: 'Amount', render: (t) => formatMoney(t.amount, currencyOf(accounts.data, t.account_id, t.to_account_id)) },
-    { key: 'from', title: 'From Account', render: (t) => t.account_id },
-    { key: 'to', title: 'To Account', render: (t) => t.to_account_id },
-    { key: 'description', title: 'Description', flex: 1.5, render: (t) => t.description ?? '' },
-  ];
+  const columns = transactionColumns(accounts.data, HISTORY_COLUMNS);
 
   const accountOptions = (accounts.data ?? []).map((a) => ({
     label: `${a.account_number} (${formatMoney(a.balance, a.currency)})`,
@@ -134,19 +130,19 @@ export default function TransferFundsScreen() {
 
   return (
     <Screen
-      title="Transfer Funds"
+      title={t('Transfer Funds')}
       testID="screen-transfer-funds"
-      actions={<Button title="Transfer Funds" icon="send" testID="transfer-open" onPress={openForm} />}
+      actions={<Button title={t('Transfer Funds')} icon="send" testID="transfer-open" onPress={openForm} />}
     >
-      <Tabs<TransferTab> tabs={TABS} value={tab} onChange={setTab} accessibilityLabel="Transfer Funds sections" />
+      <Tabs<TransferTab> tabs={TABS()} value={tab} onChange={setTab} accessibilityLabel={t('Transfer Funds sections')} />
       {tab === 'payees' ? <PayeesPanel /> : null}
       {tab === 'scheduled' ? <ScheduledPanel /> : null}
       {tab === 'history' ? (
         <Card
-          title="Transaction History"
+          title={t('Transaction History')}
           action={
             <Button
-              title="Refresh"
+              title={t('Refresh')}
               variant="link"
               testID="transfer-history-refresh"
               accessibilityRole="link"
@@ -160,18 +156,18 @@ export default function TransferFundsScreen() {
             data={history.isError ? [] : history.data?.data}
             keyExtractor={(t) => String(t.id)}
             loading={history.isPending}
-            loadingText="Loading transactions..."
-            error={history.isError ? 'Failed to load transactions' : null}
-            emptyText="No recent transactions available."
+            loadingText={t('Loading transactions...')}
+            error={history.isError ? texts.transactionsLoadFailed() : null}
+            emptyText={t('No recent transactions available.')}
           />
         </Card>
       ) : null}
 
-      <FormModal visible={open} onClose={close} title="Transfer Funds" submitTitle="Transfer" onSubmit={submit} submitting={transfer.isPending} testIDPrefix="transfer">
+      <FormModal visible={open} onClose={close} title={t('Transfer Funds')} submitTitle={t('Transfer')} onSubmit={submit} submitting={transfer.isPending} testIDPrefix="transfer">
         <Select<string>
-          label="From Account"
+          label={t('From Account')}
           required
-          placeholder="Select an account"
+          placeholder={t('Select an account')}
           options={accountOptions}
           value={form.from}
           onChange={(v) => set('from', v)}
@@ -179,7 +175,7 @@ export default function TransferFundsScreen() {
         />
         <DailyLimitLine currency={fromCurrency} testID="transfer-limit-used" />
         <TextField
-          label="Amount"
+          label={t('Amount')}
           required
           type="number"
           placeholder="0.00"
@@ -190,7 +186,7 @@ export default function TransferFundsScreen() {
         <PayeePicker payees={payees.data} value={form.payee?.id ?? null} onPick={pickPayee} testID="transfer-payee" />
         <View style={themed($recipient)}>
           <TextField
-            label="Recipient Account Number"
+            label={t('Recipient Account Number')}
             required
             value={form.to}
             onChangeText={typeRecipient}
@@ -204,7 +200,7 @@ export default function TransferFundsScreen() {
           <SavePayeeForm accountNumber={form.to} onSaved={pickPayee} testIDPrefix="transfer-save-payee" />
         ) : null}
         <TextField
-          label="Note (optional)"
+          label={t('Note (optional)')}
           value={form.note}
           onChangeText={(v) => set('note', v)}
           testID="transfer-note"

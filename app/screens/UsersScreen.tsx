@@ -14,6 +14,7 @@ import type { AdminUserRow } from '../services/api/types';
 import { toast } from '../state/toast';
 import { spacing, useTheme } from '../theme';
 import { datePart } from '../utils/format';
+import { t } from '../i18n';
 
 /** Rows whose name or phone contains the query (case-insensitive; phone digits also match without spaces or dashes). */
 export function filterUsers(rows: AdminUserRow[], query: string): AdminUserRow[] {
@@ -50,10 +51,10 @@ export default function UsersScreen() {
       { id: row.id, isActive },
       {
         onSuccess: () => {
-          toast.success(isActive ? 'User activated successfully' : 'User deactivated successfully');
+          toast.success(isActive ? t('User activated successfully') : t('User deactivated successfully'));
         },
         onError: (err) => {
-          toast.error(errorMessage(err, 'Failed to update user status'));
+          toast.error(errorMessage(err, t('Failed to update user status')));
         },
         onSettled: () => setBusyId(null),
       },
@@ -61,43 +62,45 @@ export default function UsersScreen() {
   };
 
   const columns: Column<AdminUserRow>[] = [
-    { key: 'id', title: 'ID', flex: 0.5 },
-    { key: 'name', title: 'Name', flex: 1.4 },
-    { key: 'phone', title: 'Phone', flex: 1.2 },
-    { key: 'role', title: 'Role', flex: 0.8 },
+    { key: 'id', title: t('ID'), flex: 0.4 },
+    { key: 'name', title: t('Name'), flex: 1.4 },
+    { key: 'phone', title: t('Phone'), flex: 1.1, minWidth: 124 },
+    { key: 'role', title: t('Role'), flex: 0.7 },
     {
       key: 'status',
-      title: 'Status',
+      title: t('Status'),
       flex: 0.9,
       render: (row) => (
         <Badge
-          label={row.status ? 'Active' : 'Inactive'}
+          label={row.status ? t('Active') : t('Inactive')}
           tone={row.status ? 'success' : 'neutral'}
           testID={`user-status-${row.id}`}
         />
       ),
     },
-    { key: 'created', title: 'Created', flex: 1, render: (row) => datePart(row.created) },
+    { key: 'created', title: t('Created'), flex: 1, minWidth: 112, render: (row) => datePart(row.created) },
     {
       key: 'limit',
-      title: 'Limit',
+      title: t('Limit'),
       flex: 1,
+      minWidth: 128, // "Daily limit" (and "Límite diario") on one line at 1280 px
       render: (row) =>
         row.role === 'User' ? (
-          <Button title="Daily limit" variant="outline" size="sm" testID={`user-limit-${row.id}`} accessibilityLabel={`Daily limit of ${row.name}`} onPress={() => setLimitFor(row)} />
+          <Button title={t('Daily limit')} variant="outline" size="sm" testID={`user-limit-${row.id}`} accessibilityLabel={t('Daily limit of {{name}}', { name: row.name })} onPress={() => setLimitFor(row)} />
         ) : null,
     },
     {
       key: 'action',
-      title: 'Action',
+      title: t('Action'),
       flex: 1.1,
+      minWidth: 128,
       render: (row) => (
         <Button
-          title={row.status ? 'Deactivate' : 'Activate'}
+          title={row.status ? t('Deactivate') : t('Activate')}
           variant={row.status ? 'outline' : 'primary'}
           size="sm"
           testID={`user-toggle-${row.id}`}
-          accessibilityLabel={`${row.status ? 'Deactivate' : 'Activate'} ${row.name}`}
+          accessibilityLabel={row.status ? t('Deactivate {{name}}', { name: row.name }) : t('Activate {{name}}', { name: row.name })}
           loading={busyId === row.id}
           disabled={busyId !== null && busyId !== row.id}
           onPress={() => toggle(row)}
@@ -106,18 +109,20 @@ export default function UsersScreen() {
     },
     {
       key: 'money',
-      title: 'Money',
-      flex: 0.7,
+      title: t('Money'),
+      flex: 1.3,
+      minWidth: 204, // "Deposit / Withdraw" with its icon on one line at 1280 px
       // Only a customer's accounts take deposits.
       render: (row) =>
         row.role === 'User' ? (
           <ActionMenu
             icon="dollar-sign"
-            accessibilityLabel={`Deposit or withdraw for ${row.name}`}
+            label={t('Deposit / Withdraw')}
+            accessibilityLabel={t('Deposit / Withdraw for {{name}}', { name: row.name })}
             testID={`user-funds-${row.id}`}
             items={[
-              { label: 'Deposit', testID: `user-deposit-${row.id}`, onPress: () => setFunds({ kind: 'deposit', user: row }) },
-              { label: 'Withdraw', testID: `user-withdraw-${row.id}`, onPress: () => setFunds({ kind: 'withdraw', user: row }) },
+              { label: t('Deposit'), testID: `user-deposit-${row.id}`, onPress: () => setFunds({ kind: 'deposit', user: row }) },
+              { label: t('Withdraw'), testID: `user-withdraw-${row.id}`, onPress: () => setFunds({ kind: 'withdraw', user: row }) },
             ]}
           />
         ) : null,
@@ -125,20 +130,20 @@ export default function UsersScreen() {
   ];
 
   return (
-    <Screen title="User Management" testID="screen-users">
+    <Screen title={t('User Management')} testID="screen-users">
       <View style={styles.toolbar}>
         <TextField
           type="search"
           testID="users-search"
-          accessibilityLabel="Search users by name or phone"
-          placeholder="Search by name or phone"
+          accessibilityLabel={t('Search users by name or phone')}
+          placeholder={t('Search by name or phone')}
           value={query}
           onChangeText={setQuery}
           containerStyle={styles.search}
         />
         {users.isSuccess ? (
           <Text variant="muted" testID="users-count" style={{ color: colors.text }}>
-            {`${rows.length} of ${users.data?.length ?? 0} users`}
+            {t('{{shown}} of {{count}} users', { shown: rows.length, count: users.data?.length ?? 0 })}
           </Text>
         ) : null}
       </View>
@@ -148,9 +153,9 @@ export default function UsersScreen() {
         data={rows}
         keyExtractor={(row) => String(row.id)}
         loading={users.isPending}
-        loadingText="Loading users..."
+        loadingText={t('Loading users...')}
         error={users.isError ? fetchUsersError(users.error) : null}
-        emptyText={query.trim() ? 'No users match your search' : 'No users found'}
+        emptyText={query.trim() ? t('No users match your search') : t('No users found')}
         stackBelow={720}
         stackedRole="list"
       />

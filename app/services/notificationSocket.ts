@@ -1,4 +1,5 @@
 import type { PushedNotification } from './api/types';
+import { SESSION_ENDED_CLOSE_CODE } from './socketProtocols';
 
 /** Spec §9: 5 retries, 3000 ms apart; the counter resets on a successful open. */
 export const SOCKET_MAX_RETRIES = 5;
@@ -14,11 +15,18 @@ interface SocketLike {
 
 export interface NotificationSocketOptions {
   url: string;
+  /** Offered subprotocols (the token: socketProtocols). */
+  protocols?: string[];
   onNotification: (n: PushedNotification) => void;
   /** `{"type":"resync"}`: the server may have missed events (e.g. after a database restart); refetch. */
   onResync?: () => void;
   onStatus?: (status: 'open' | 'closed' | 'retrying' | 'gave-up') => void;
-  createSocket?: (url: string) => SocketLike;
+  /**
+   * The server closed the socket with 4401: the session was revoked, expired
+   * or its user deactivated. No retry follows; the app signs out.
+   */
+  onSessionEnded?: () => void;
+  createSocket?: (url: string, protocols?: string[]) => SocketLike;
   maxRetries?: number;
   retryDelayMs?: number;
 }
@@ -60,10 +68,12 @@ export function parseSocketMessage(data: unknown): SocketMessage | null {
 export function openNotificationSocket(options: NotificationSocketOptions): NotificationSocket {
   const {
     url,
+    protocols,
     onNotification,
     onResync,
     onStatus,
-    createSocket = (u: string) => new WebSocket(u) as unknown as SocketLike,
+    onSessionEnded,
+    createSocket = (u: string, p?: string[]) => new WebSocket(u, p) as unknown as SocketLike,
     maxRetries = SOCKET_MAX_RETRIES,
     retryDelayMs = SOCKET_RETRY_DELAY_MS,
   } = options;
@@ -79,7 +89,7 @@ export function openNotificationSocket(options: NotificationSocketOptions): Noti
     if (closedByUs || paused) return;
     let s: SocketLike;
     try {
-      s = createSocket(url);
+      s = createSocket(url, protocols);
     } catch {
       scheduleRetry();
       return;
@@ -97,9 +107,15 @@ export function openNotificationSocket(options: NotificationSocketOptions): Noti
     s.onerror = () => {
       // onclose follows; retries are handled there.
     };
-    s.onclose = () => {
+    s.onclose = (ev) => {
       if (socket === s) socket = null;
       if (closedByUs || paused) return;
+      if ((ev as { code?: number } | null)?.code === SESSION_ENDED_CLOSE_CODE) {
+        closedByUs = true;
+        onStatus?.('closed');
+        onSessionEnded?.();
+        return;
+      }
       onStatus?.('closed');
       scheduleRetry();
     };

@@ -11,6 +11,21 @@ describe('server address', () => {
     for (const bad of ['', '   ', 'ftp://host', 'http://', 'http://host:8080/?x=1', 'http://u:p@host']) expect(normaliseServerAddress(bad)).toBeNull();
   });
 
+  it('outside development builds takes https only (no cleartext traffic either: app.config.ts)', () => {
+    expect(normaliseServerAddress('bank.example.com', false)).toBe('https://bank.example.com');
+    expect(normaliseServerAddress('https://bank.example.com:8443/', false)).toBe('https://bank.example.com:8443');
+    for (const plain of ['http://192.168.1.20:8080', 'HTTP://bank.example.com', 'ws://bank.example.com']) expect(normaliseServerAddress(plain, false)).toBeNull();
+    // Development builds (jest runs as one) keep http for a server on the LAN.
+    expect(normaliseServerAddress('http://192.168.1.20:8080', true)).toBe('http://192.168.1.20:8080');
+    const saved = process.env.EXPO_PUBLIC_API_URL;
+    try {
+      process.env.EXPO_PUBLIC_API_URL = 'http://10.0.2.2:8080';
+      expect(buildDefaultServer(false)).toBe('https://localhost:8080');
+    } finally {
+      process.env.EXPO_PUBLIC_API_URL = saved;
+    }
+  });
+
   it("defaults to the build's EXPO_PUBLIC_API_URL, else localhost:8080", () => {
     const saved = process.env.EXPO_PUBLIC_API_URL;
     try {

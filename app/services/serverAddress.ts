@@ -1,5 +1,8 @@
+import Constants from 'expo-constants';
+
 import { createStore, useStore } from '../state/store';
 import { storage as defaultStorage, STORAGE_KEYS, type KeyValueStorage } from './storage';
+import { t } from '../i18n';
 
 /**
  * The server an installed app talks to (Android / iOS). The build brings a
@@ -10,32 +13,45 @@ import { storage as defaultStorage, STORAGE_KEYS, type KeyValueStorage } from '.
  */
 export const FALLBACK_SERVER = 'http://localhost:8080';
 
-/** 'http://host:port' without a trailing slash, or null when it is not an http(s) address. */
-export function normaliseServerAddress(input: string | null | undefined): string | null {
+/**
+ * Whether this build may talk plain http: development builds only
+ * (`__DEV__`, or APP_VARIANT=development in app.config.ts). A store build
+ * accepts https:// addresses alone, as its OS does (no cleartext traffic).
+ */
+export function httpAllowed(): boolean {
+  return (typeof __DEV__ !== 'undefined' && __DEV__) || Constants.expoConfig?.extra?.allowHttp === true;
+}
+
+/**
+ * 'https://host:port' without a trailing slash, or null when it is not an
+ * address this build may use: https, or (allowHttp: development builds) http.
+ * An address typed without a scheme takes https, or http where it is allowed.
+ */
+export function normaliseServerAddress(input: string | null | undefined, allowHttp: boolean = httpAllowed()): string | null {
   let text = (input ?? '').trim();
   if (!text) return null;
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) text = `http://${text}`;
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) text = `${allowHttp ? 'http' : 'https'}://${text}`;
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     return null;
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) return null;
+  if ((url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) || !url.hostname) return null;
   if (url.search || url.hash || url.username || url.password) return null;
   const path = url.pathname.replace(/\/+$/, '');
   return `${url.protocol}//${url.host}${path}`;
 }
 
-/** The build's server: EXPO_PUBLIC_API_URL (inlined at build time), else localhost:8080. */
-export function buildDefaultServer(): string {
-  return normaliseServerAddress(process.env.EXPO_PUBLIC_API_URL) ?? FALLBACK_SERVER;
+/** The build's server: EXPO_PUBLIC_API_URL (inlined at build time), else localhost:8080 (development builds). */
+export function buildDefaultServer(allowHttp: boolean = httpAllowed()): string {
+  return normaliseServerAddress(process.env.EXPO_PUBLIC_API_URL, allowHttp) ?? (allowHttp ? FALLBACK_SERVER : FALLBACK_SERVER.replace(/^http:/, 'https:'));
 }
 
 export type ServerCheck = { ok: true } | { ok: false; message: string };
 
 export const SERVER_CHECK_TIMEOUT_MS = 5000;
-export const INVALID_SERVER_MESSAGE = 'Enter the server address, e.g. http://192.168.1.20:8080';
+export const INVALID_SERVER_MESSAGE = 'Enter the server address, e.g. https://bank.example.com';
 
 /** GET <origin>/readyz: 200 means the server and its database are ready. */
 export async function checkServer(origin: string, fetchImpl: typeof fetch = fetch, timeoutMs = SERVER_CHECK_TIMEOUT_MS): Promise<ServerCheck> {
@@ -51,9 +67,12 @@ export async function checkServer(origin: string, fetchImpl: typeof fetch = fetc
     } catch {
       // not JSON: not a Meridian server, most likely
     }
-    return { ok: false, message: reason ? `The server at ${origin} is not ready: ${reason}` : `No Meridian server answers at ${origin}` };
+    return {
+      ok: false,
+      message: reason ? t('The server at {{origin}} is not ready: {{reason}}', { origin, reason }) : t('No Meridian server answers at {{origin}}', { origin }),
+    };
   } catch {
-    return { ok: false, message: `Cannot reach the server at ${origin}` };
+    return { ok: false, message: t('Cannot reach the server at {{origin}}', { origin }) };
   } finally {
     clearTimeout(timer);
   }

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 
-import { notificationSocketUrl } from '../config';
+import { notificationSocketUrl, socketProtocols } from '../config';
 import { useErrorToast } from '../hooks/useErrorToast';
 import { errorMessage } from '../services/api/client';
 import { invalidateMoneyQueries, queryFamilies, queryKeys } from '../services/api/keys';
@@ -20,8 +20,9 @@ import {
   panelNotifications,
   type ClientNotification,
 } from './notifications';
-import { useSession } from './session';
+import { sessionStore, useSession } from './session';
 import { toast } from './toast';
+import { t } from '../i18n';
 
 export interface NotificationCenter {
   /** Pushed first, then stored. */
@@ -53,7 +54,7 @@ export interface NotificationsProviderProps {
 }
 
 const FETCH_FAILED = 'Failed to fetch notifications';
-const fetchError = (error: unknown) => errorMessage(error, FETCH_FAILED);
+const fetchError = (error: unknown) => errorMessage(error, t(FETCH_FAILED));
 const NO_SERVER_ITEMS: ServerNotification[] = [];
 
 /** Live pushes belong to the session that received them. */
@@ -104,8 +105,11 @@ export function NotificationsProvider({ children, createSocket }: NotificationsP
       void invalidateMoneyQueries(queryClient);
     };
     const socket = openNotificationSocket({
-      url: notificationSocketUrl(userId, token),
+      url: notificationSocketUrl(userId),
+      protocols: socketProtocols(token),
       createSocket,
+      // 4401: this session was signed out elsewhere, expired or deactivated: sign out here at once.
+      onSessionEnded: () => void sessionStore.signOut(),
       onStatus: setConnection,
       onResync: resync,
       onNotification: (push) => {

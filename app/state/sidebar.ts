@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AppRouteName } from '../navigators/routes';
 import type { Role } from '../services/api/types';
 import { layout } from '../theme/colors';
+import { t } from '../i18n';
 
 /** Spec §2/§9: 240px expanded, 70px collapsed, breakpoint 768px (theme/layout). */
 export const SIDEBAR_BREAKPOINT = layout.breakpoint;
@@ -75,32 +76,33 @@ export interface SidebarGroup {
 }
 
 /** Spec §2: the sidebar's groups and links. */
-export const SIDEBAR_GROUPS: SidebarGroup[] = [
+export const SIDEBAR_GROUPS = (): SidebarGroup[] =>
+  [
   {
-    title: 'Dashboard',
-    links: [{ route: 'Dashboard', label: 'Dashboard', icon: 'home', testID: 'nav-dashboard' }],
+    title: t('Dashboard'),
+    links: [{ route: 'Dashboard', label: t('Dashboard'), icon: 'home', testID: 'nav-dashboard' }],
   },
   {
-    title: 'Customers',
+    title: t('Customers'),
     roles: ['User'],
     links: [
-      { route: 'AccountRegistration', label: 'Open New Account', icon: 'credit-card', testID: 'nav-account-registration' },
-      { route: 'TransferFunds', label: 'Send Money', icon: 'send', testID: 'nav-transfer-funds' },
-      { route: 'MoneyRequest', label: 'Request Money', icon: 'download', testID: 'nav-money-request' },
+      { route: 'AccountRegistration', label: t('Open New Account'), icon: 'credit-card', testID: 'nav-account-registration' },
+      { route: 'TransferFunds', label: t('Send Money'), icon: 'send', testID: 'nav-transfer-funds' },
+      { route: 'MoneyRequest', label: t('Request Money'), icon: 'download', testID: 'nav-money-request' },
     ],
   },
   {
-    title: 'Admin',
+    title: t('Admin'),
     roles: ['Admin'],
     links: [
-      { route: 'Users', label: 'Users', icon: 'users', testID: 'nav-users' },
-      { route: 'Assign', label: 'Role Assign', icon: 'user-check', testID: 'nav-assign' },
-      { route: 'Logs', label: 'Audit Logs', icon: 'file-text', testID: 'nav-logs' },
+      { route: 'Users', label: t('Users'), icon: 'users', testID: 'nav-users' },
+      { route: 'Assign', label: t('Role Assign'), icon: 'user-check', testID: 'nav-assign' },
+      { route: 'Logs', label: t('Audit Logs'), icon: 'file-text', testID: 'nav-logs' },
     ],
   },
 ];
 
 /** The groups a role sees; groups with no visible link are hidden. */
-export function visibleSidebarGroups(role: Role | null | undefined, groups: SidebarGroup[] = SIDEBAR_GROUPS): SidebarGroup[] {
+export function visibleSidebarGroups(role: Role | null | undefined, groups: SidebarGroup[] = SIDEBAR_GROUPS()): SidebarGroup[] {
   return groups.filter((g) => !g.roles || (role ? g.roles.includes(role) : false)).filter((g) => g.links.length > 0);
 }

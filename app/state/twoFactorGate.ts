@@ -1,4 +1,5 @@
 import { createStore, useStore } from './store';
+import { t } from '../i18n';
 
 /**
  * require_2fa_for_admins: an administrator without two-factor sign-in gets
@@ -25,7 +26,7 @@ export const twoFactorGate = {
   getState: store.getState,
   subscribe: store.subscribe,
   raise(message: string | undefined) {
-    store.setState((s) => ({ message: message || TWO_FACTOR_REQUIRED_FALLBACK, raisedAt: s.raisedAt + 1 }));
+    store.setState((s) => ({ message: message || t(TWO_FACTOR_REQUIRED_FALLBACK), raisedAt: s.raisedAt + 1 }));
   },
   clear() {
     store.setState((s) => (s.message === null ? s : { message: null, raisedAt: s.raisedAt }));

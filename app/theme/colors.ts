@@ -97,6 +97,13 @@ export const darkPalette: Palette = {
 export const spacing = { xs: 4, sm: 8, md: 12, lg: 16, xl: 24, xxl: 32 } as const;
 export const radius = { sm: 4, md: 8, lg: 12, pill: 999 } as const;
 /** Font sizes (px). Nothing outside theme/ writes a number for a font size (see noLiterals.test.ts). */
+/**
+ * The web's font: react-native-web's "System" stack, which every <Text> uses.
+ * Elements the browser draws itself (a <select>, the page around the app)
+ * take it explicitly: left to inherit, they fell back to the browser's serif.
+ */
+export const WEB_FONT_STACK = '-apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,sans-serif';
+
 export const fontSize = { tiny: 10, caption: 11, xs: 12, sm: 14, md: 16, lg: 18, xl: 22, xxl: 28 } as const;
 
 /** Layout constants of the spec (§9). */

@@ -36,6 +36,7 @@ export const THEME_PAIRS: ReadonlyArray<{ fg: ColorKey; bg: ColorKey; kind: 'tex
   { fg: 'success', bg: 'surface', kind: 'text', where: "the recipient's name" },
   { fg: 'success', bg: 'successMuted', kind: 'text', where: 'accepted, active and credit badges' },
   { fg: 'warning', bg: 'warningMuted', kind: 'text', where: 'pending badges' },
+  { fg: 'text', bg: 'warningMuted', kind: 'text', where: 'the offline banner' },
   { fg: 'neutral', bg: 'neutralMuted', kind: 'text', where: 'expired and inactive badges' },
   { fg: 'sidebarText', bg: 'sidebar', kind: 'text', where: 'sidebar links' },
   { fg: 'sidebarText', bg: 'surfaceMuted', kind: 'text', where: 'a hovered sidebar link' },

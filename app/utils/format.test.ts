@@ -25,9 +25,11 @@ describe('formatMoney', () => {
     expect(formatMoney(7, 'GBP')).toBe('£7.00');
   });
 
-  it('puts an unknown currency after the number; bad values are zero', () => {
-    expect(formatMoney(1234.5, 'CHF')).toBe('1,234.50 CHF');
-    expect(formatMoney(undefined, 'XYZ')).toBe('0.00 XYZ');
+  it("writes other ISO codes as Intl does, a code Intl refuses after the number; bad values are zero", () => {
+    // Intl puts a no-break space between a code and the number.
+    expect(formatMoney(1234.5, 'CHF').replace(/\s/g, ' ')).toBe('CHF 1,234.50');
+    expect(formatMoney(undefined, 'XYZ').replace(/\s/g, ' ')).toBe('XYZ 0.00');
+    expect(formatMoney(-2, 'NOT-A-CODE')).toBe('-2.00 NOT-A-CODE');
     expect(formatMoney('lots')).toBe('$0.00');
     expect(formatMoney(null, '')).toBe('$0.00');
   });

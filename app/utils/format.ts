@@ -1,26 +1,43 @@
+import { locale } from '../i18n';
 import type { Account } from '../services/api/types';
 
 /** The currency the dashboards' top-level figures are in (contract §5). */
 export const BASE_CURRENCY = 'USD';
 
-/** Signs written before an amount, by ISO 4217 code (as the server's pkg/money writes them). */
-const SYMBOLS: Record<string, string> = { USD: '$', EUR: '€', GBP: '£' };
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+
+/** Intl's currency format for a locale and currency (cached: building one is slow). */
+function moneyFormat(tag: string, code: string): Intl.NumberFormat | null {
+  const key = `${tag}|${code}`;
+  let f = moneyFormats.get(key);
+  if (!f) {
+    try {
+      f = new Intl.NumberFormat(tag, { style: 'currency', currency: code, minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    } catch {
+      return null; // not an ISO 4217 code
+    }
+    moneyFormats.set(key, f);
+  }
+  return f;
+}
 
 /**
- * An amount in its currency, 2 decimals, thousands separated, as the server
- * writes it in its texts: '$1,250.50', '€12.50', '-$3.00'; a currency without
- * a known symbol goes after the number: '12.50 CHF'. The one money formatter
- * of the app; the currency defaults to the base currency.
+ * An amount in its currency, 2 decimals, written by Intl for the user's
+ * locale: '$1,250.50', '€12.50', '-$3.00' in en-US; '1250,50 US$' in es-ES.
+ * The one money formatter of the app; the currency defaults to the base
+ * currency. A code Intl does not know goes after the number: '12.50 XYZ'.
  */
-export function formatMoney(value: number | string | null | undefined, currency: string = BASE_CURRENCY): string {
+export function formatMoney(value: number | string | null | undefined, currency: string = BASE_CURRENCY, tag: string = locale()): string {
   const n = typeof value === 'string' ? Number(value) : value ?? 0;
   const safe = Number.isFinite(n) ? (n as number) : 0;
-  const sign = safe < 0 ? '-' : '';
-  const [int, dec] = Math.abs(safe).toFixed(2).split('.');
-  const number = `${int.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${dec}`;
   const code = (currency || BASE_CURRENCY).trim().toUpperCase();
-  const symbol = SYMBOLS[code];
-  return symbol ? `${sign}${symbol}${number}` : `${sign}${number} ${code}`;
+  const f = moneyFormat(tag, code);
+  return f ? f.format(safe) : `${safe < 0 ? '-' : ''}${formatNumber(Math.abs(safe), 2, tag)} ${code}`;
+}
+
+/** A number for the user's locale ('1,234.5' in en-US, '1234,5' in es-ES). */
+export function formatNumber(value: number, fractionDigits?: number, tag: string = locale()): string {
+  return new Intl.NumberFormat(tag, fractionDigits === undefined ? {} : { minimumFractionDigits: fractionDigits, maximumFractionDigits: fractionDigits }).format(value);
 }
 
 /**

@@ -1,10 +1,12 @@
+import { locale, t } from '../i18n';
+
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** 'Nov 21, 2026, 09:05 AM': month, day, year, hour and minute, in the device's time zone. */
-export function formatFullDate(date: Date): string {
-  return date.toLocaleString('en-US', {
+/** 'Nov 21, 2026, 09:05 AM' (en-US), '21 nov 2026, 9:05' (es-ES): month, day, year, hour and minute, in the device's time zone and locale. */
+export function formatFullDate(date: Date, tag: string = locale()): string {
+  return date.toLocaleString(tag, {
     month: 'short',
     day: 'numeric',
     year: 'numeric',
@@ -24,12 +26,10 @@ export function formatRelativeTime(value: string | number | Date, now: number = 
   if (Number.isNaN(time)) return '';
   const elapsed = Math.max(0, now - time);
   if (elapsed < HOUR) {
-    const minutes = Math.floor(elapsed / MINUTE);
-    return `${minutes} ${minutes === 1 ? 'minute' : 'minutes'} ago`;
+    return t('{{count}} minutes ago', { count: Math.floor(elapsed / MINUTE) });
   }
   if (elapsed < DAY) {
-    const hours = Math.floor(elapsed / HOUR);
-    return `${hours} ${hours === 1 ? 'hour' : 'hours'} ago`;
+    return t('{{count}} hours ago', { count: Math.floor(elapsed / HOUR) });
   }
   return formatFullDate(date);
 }

@@ -1,3 +1,5 @@
+import { t } from '../i18n';
+
 /**
  * Rules of the two-factor forms (contract §6): a current code is six digits;
  * at sign-in and to turn it off, an unused backup code (`abcde-fghjk`) works
@@ -18,14 +20,14 @@ export const CODE_OR_BACKUP_MESSAGE = 'Enter the 6-digit code from your authenti
 
 /** Turning 2FA on: a current six-digit code. Null when fine. */
 export function totpCodeError(typed: string): string | null {
-  return SIX_DIGITS.test(normalizeCode(typed)) ? null : CODE_REQUIRED_MESSAGE;
+  return SIX_DIGITS.test(normalizeCode(typed)) ? null : t(CODE_REQUIRED_MESSAGE);
 }
 
 /** Signing in or turning 2FA off: six digits, or a backup code. Null when fine. */
 export function codeOrBackupError(typed: string): string | null {
   const code = normalizeCode(typed);
   if (SIX_DIGITS.test(code) || BACKUP_CODE.test(code.replace(/-/g, ''))) return null;
-  return CODE_OR_BACKUP_MESSAGE;
+  return t(CODE_OR_BACKUP_MESSAGE);
 }
 
 /** The secret in groups of four, easier to type into an authenticator app ('JBSW Y3DP ...'). */
@@ -39,7 +41,7 @@ export function groupSecret(secret: string): string {
  */
 export function describeUserAgent(userAgent: string | null | undefined): string {
   const ua = (userAgent ?? '').trim();
-  if (!ua) return 'Unknown device';
+  if (!ua) return t('Unknown device');
   const browser =
     /Edg\//.test(ua) ? 'Edge'
     : /OPR\/|Opera/.test(ua) ? 'Opera'

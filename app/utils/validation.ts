@@ -1,19 +1,32 @@
 /**
  * Form rules of the spec (§5), kept out of the screens so they are tested
- * once and read in one place.
+ * once and read in one place. Each message is an English sentence that is
+ * also its i18n key: the functions answer it in the user's language.
  */
+import { t } from '../i18n';
 
-/** Money as typed: digits, then optionally a point and one or two decimals (no sign, no exponent). */
-const MONEY_TEXT = /^\d+(\.\d{1,2})?$/;
+/**
+ * Money as typed: digits, then optionally a decimal separator and one or two
+ * decimals (no sign, no exponent, no thousands separator). The separator is
+ * a point or a comma: the iOS decimal pad types "12,50" in comma-decimal
+ * locales (Spanish, German...).
+ */
+const MONEY_TEXT = /^\d+([.,]\d{1,2})?$/;
 
 /** Text that is a non-negative amount of money with at most two decimals. */
 export function isMoneyText(value: string): boolean {
   return MONEY_TEXT.test(value.trim());
 }
 
+/** A typed amount as the API takes it: '12,50' → '12.50' (the text unchanged when it is not money). */
+export function amountForApi(value: string): string {
+  const text = value.trim();
+  return isMoneyText(text) ? text.replace(',', '.') : text;
+}
+
 /** A typed amount that the API accepts as positive money: at least 0.01, at most 2 decimals. */
 export function isValidAmount(value: string): boolean {
-  return isMoneyText(value) && Number(value.trim()) >= 0.01;
+  return isMoneyText(value) && Number(amountForApi(value)) >= 0.01;
 }
 
 /** Shown when a typed amount is not valid money (the spec gives no wording; the server's rule). */
@@ -30,27 +43,27 @@ export type AccountFormErrors = Partial<Record<keyof AccountFormValues, string>>
 /** Account form (spec §5): number required, balance not negative (2 decimals at most), type required. */
 export function validateAccountForm(form: AccountFormValues): AccountFormErrors {
   const errors: AccountFormErrors = {};
-  if (!form.accountNumber.trim()) errors.accountNumber = 'Account number is required';
+  if (!form.accountNumber.trim()) errors.accountNumber = t('Account number is required');
   const typed = form.balance.trim() === '' ? '0' : form.balance.trim();
-  const balance = Number(typed);
-  if (!Number.isFinite(balance)) errors.balance = 'Balance must be a number';
-  else if (balance < 0) errors.balance = 'Balance cannot be negative';
-  else if (!isMoneyText(typed)) errors.balance = 'Balance can have at most 2 decimals';
-  if (form.typeId === null) errors.typeId = 'Account type is required';
+  const balance = Number(amountForApi(typed));
+  if (!Number.isFinite(balance)) errors.balance = t('Balance must be a number');
+  else if (balance < 0) errors.balance = t('Balance cannot be negative');
+  else if (!isMoneyText(typed)) errors.balance = t('Balance can have at most 2 decimals');
+  if (form.typeId === null) errors.typeId = t('Account type is required');
   return errors;
 }
 
 /** Transfer form (spec §5): the first problem as a toast text, or null. */
 export function transferFormError(form: { from: string | null; amount: string; to: string }): string | null {
-  if (!form.amount.trim() || !form.from || !form.to.trim()) return 'Amount, From Account, and Recipient are required.';
-  if (!isValidAmount(form.amount)) return INVALID_AMOUNT_MESSAGE;
+  if (!form.amount.trim() || !form.from || !form.to.trim()) return t('Amount, From Account, and Recipient are required.');
+  if (!isValidAmount(form.amount)) return t(INVALID_AMOUNT_MESSAGE);
   return null;
 }
 
 /** Money request form (spec §5): the first problem as a toast text, or null. */
 export function moneyRequestFormError(form: { from: string | null; amount: string; to: string }): string | null {
-  if (!form.amount.trim() || !form.from || !form.to.trim()) return 'Amount, From Account, and To Account are required.';
-  if (!isValidAmount(form.amount)) return INVALID_AMOUNT_MESSAGE;
+  if (!form.amount.trim() || !form.from || !form.to.trim()) return t('Amount, From Account, and To Account are required.');
+  if (!isValidAmount(form.amount)) return t(INVALID_AMOUNT_MESSAGE);
   return null;
 }
 
@@ -64,9 +77,9 @@ export type FundsFormErrors = Partial<Record<keyof FundsFormValues, string>>;
 /** An administrator's deposit or withdrawal: a positive amount (2 decimals at most), a description of at most 255 characters. */
 export function validateFundsForm(form: FundsFormValues): FundsFormErrors {
   const errors: FundsFormErrors = {};
-  if (!form.amount.trim()) errors.amount = 'Amount is required';
-  else if (!isValidAmount(form.amount)) errors.amount = INVALID_AMOUNT_MESSAGE;
-  if (form.description.trim().length > 255) errors.description = 'Description can be at most 255 characters';
+  if (!form.amount.trim()) errors.amount = t('Amount is required');
+  else if (!isValidAmount(form.amount)) errors.amount = t(INVALID_AMOUNT_MESSAGE);
+  if (form.description.trim().length > 255) errors.description = t('Description can be at most 255 characters');
   return errors;
 }
 
@@ -112,15 +125,15 @@ export const PAYEE_NICKNAME_MAX = 100;
 
 /** Save-as-payee form: the first problem, or null. */
 export function payeeFormError(form: { nickname: string; accountNumber: string }): string | null {
-  if (!form.nickname.trim() || !form.accountNumber.trim()) return 'Nickname and account number are required.';
-  if (form.nickname.trim().length > PAYEE_NICKNAME_MAX) return `Nickname can be at most ${PAYEE_NICKNAME_MAX} characters.`;
+  if (!form.nickname.trim() || !form.accountNumber.trim()) return t('Nickname and account number are required.');
+  if (form.nickname.trim().length > PAYEE_NICKNAME_MAX) return t('Nickname can be at most {{count}} characters.', { count: PAYEE_NICKNAME_MAX });
   return null;
 }
 
 /** An admin's daily limit for a customer: required, money of 0 or more (0: no transfers to others). */
 export function dailyLimitError(amount: string): string | null {
-  if (!amount.trim()) return 'Daily limit is required.';
-  if (!isMoneyText(amount)) return 'Daily limit must be 0 or more, with at most 2 decimals.';
+  if (!amount.trim()) return t('Daily limit is required.');
+  if (!isMoneyText(amount)) return t('Daily limit must be 0 or more, with at most 2 decimals.');
   return null;
 }
 
@@ -146,17 +159,17 @@ export const UNTIL_BEFORE_MESSAGE = 'End date must be after the first run.';
 /** Scheduled transfer form: the first problem as a toast text, or null. */
 export function scheduleFormError(form: ScheduleFormValues, now: Date = new Date()): string | null {
   if (!form.amount.trim() || !form.from || !form.to.trim() || !form.firstRun.trim()) {
-    return 'Amount, From Account, Recipient and First run are required.';
+    return t('Amount, From Account, Recipient and First run are required.');
   }
-  if (!isValidAmount(form.amount)) return INVALID_AMOUNT_MESSAGE;
+  if (!isValidAmount(form.amount)) return t(INVALID_AMOUNT_MESSAGE);
   const first = parseLocalDateTime(form.firstRun);
-  if (!first) return FIRST_RUN_FORMAT_MESSAGE;
+  if (!first) return t(FIRST_RUN_FORMAT_MESSAGE);
   // A minute's grace: 'now' typed to the minute is not the past.
-  if (first.getTime() < now.getTime() - 60_000) return FIRST_RUN_PAST_MESSAGE;
+  if (first.getTime() < now.getTime() - 60_000) return t(FIRST_RUN_PAST_MESSAGE);
   if (form.frequency !== 'once' && form.until.trim()) {
     const until = parseUntil(form.until);
-    if (!until) return UNTIL_FORMAT_MESSAGE;
-    if (until.getTime() < first.getTime()) return UNTIL_BEFORE_MESSAGE;
+    if (!until) return t(UNTIL_FORMAT_MESSAGE);
+    if (until.getTime() < first.getTime()) return t(UNTIL_BEFORE_MESSAGE);
   }
   return null;
 }
@@ -177,10 +190,10 @@ export function scheduleTimes(
 
 /** Statement form: account and both dates required, real dates, from not after to. */
 export function statementFormError(form: { account: string | null; from: string; to: string }): string | null {
-  if (!form.account || !form.from.trim() || !form.to.trim()) return 'Account, From and To are required.';
+  if (!form.account || !form.from.trim() || !form.to.trim()) return t('Account, From and To are required.');
   const from = parseLocalDate(form.from);
   const to = parseLocalDate(form.to);
-  if (!from || !to) return 'Dates must be written as YYYY-MM-DD.';
-  if (from.getTime() > to.getTime()) return 'From must be on or before To.';
+  if (!from || !to) return t('Dates must be written as YYYY-MM-DD.');
+  if (from.getTime() > to.getTime()) return t('From must be on or before To.');
   return null;
 }

@@ -17,7 +17,7 @@ export const CHROMIUM_ARGS = [
 ];
 
 /**
- * @param {{ viewport?: {width:number,height:number}, colorScheme?: 'light'|'dark' }} [options]
+ * @param {{ viewport?: {width:number,height:number}, colorScheme?: 'light'|'dark', locale?: string }} [options]
  */
 export async function openBrowser(options = {}) {
   const userDataDir = mkdtempSync(join(tmpdir(), 'meridian-chromium-'));
@@ -27,6 +27,8 @@ export async function openBrowser(options = {}) {
     args: CHROMIUM_ARGS,
     viewport: options.viewport ?? { width: 1280, height: 800 },
     colorScheme: options.colorScheme ?? 'light',
+    // The browser's language (navigator.language, Accept-Language): the app speaks it when it can.
+    locale: options.locale ?? 'en-US',
     timeout: 60_000,
   });
   context.setDefaultTimeout(15_000);

@@ -53,7 +53,8 @@ export async function startServer({ bin = DEFAULT_BIN, timeoutMs = 120_000, env 
   let output = '';
   const child = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, '--data-dir', dataDir], {
     cwd: ROOT,
-    env: { ...process.env, MERIDIAN_LOG_LEVEL: process.env.MERIDIAN_LOG_LEVEL ?? 'warn', ...env },
+    // Push notifications go nowhere off this machine (a closed local port), whatever a test registers.
+    env: { ...process.env, MERIDIAN_LOG_LEVEL: process.env.MERIDIAN_LOG_LEVEL ?? 'warn', MERIDIAN_PUSH_URL: 'http://127.0.0.1:9/push', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const keep = (chunk) => {

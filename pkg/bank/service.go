@@ -64,6 +64,9 @@ type Settings struct {
 	// checkpoints are signed with (anchors.go); empty: derived from
 	// jwt_secret.
 	AnchorKey string
+	// LockAfter is config lock_after, told to the app (PublicConfig); <= 0:
+	// DefaultLockAfter.
+	LockAfter time.Duration
 }
 
 // Service is the bank. It is safe for concurrent use.
@@ -85,6 +88,7 @@ type Service struct {
 	reads         *db.Router              // read replicas (database_read_urls); nil: every read on db
 	postings      *postQueue              // every movement of money, sent in batches (postings.go)
 	anchorKey     []byte                  // signs the audit chain's checkpoints (anchors.go)
+	pushes        pushCounters            // what the pusher sent (pusher.go)
 }
 
 // New returns a Service over db.

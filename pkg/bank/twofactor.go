@@ -55,7 +55,11 @@ const (
 
 var (
 	errWrongCode = errs.E(errs.Unauthorized, "invalid_two_factor_code", "Invalid code")
-	errChallenge = errs.E(errs.Unauthorized, "invalid_challenge",
+	// errUsedBackupCode is a backup code of this user that signed in before:
+	// saying so tells its owner to take another one (it tells a stranger
+	// nothing: only its owner holds the code).
+	errUsedBackupCode = errs.E(errs.Unauthorized, "backup_code_used", "This backup code was already used; use another one")
+	errChallenge      = errs.E(errs.Unauthorized, "invalid_challenge",
 		"This sign-in has expired or was already used; sign in again with your email and password")
 	errTwoFactorOn      = errs.E(errs.Conflict, "two_factor_enabled", "Two-factor sign-in is already on; turn it off first to set it up again")
 	errTwoFactorOff     = errs.E(errs.Conflict, "two_factor_not_enabled", "Two-factor sign-in is not on")
@@ -417,8 +421,19 @@ func (s *Service) consumeCode(ctx context.Context, tx *sqlx.Tx, userID int64, co
 	if err != nil {
 		return false, true, errs.Wrap(err, "use backup code")
 	}
-	n, _ := res.RowsAffected()
-	return n == 1, true, nil
+	if n, _ := res.RowsAffected(); n == 1 {
+		return true, true, nil
+	}
+	var used bool
+	err = tx.GetContext(ctx, &used, `SELECT EXISTS (SELECT 1 FROM two_factor_backup_codes WHERE user_id = $1 AND code_hash = $2 AND used_at IS NOT NULL)`,
+		userID, s.twoFactor.backupHash(userID, code))
+	if err != nil {
+		return false, true, errs.Wrap(err, "read backup code")
+	}
+	if used {
+		return false, true, errUsedBackupCode
+	}
+	return false, true, nil
 }
 
 // startChallenge is Login's answer for a right password when two-factor
@@ -530,7 +545,7 @@ func (s *Service) VerifyTwoFactor(ctx context.Context, in VerifyInput) (LoginRes
 		return audit(ctx, tx, self, AuditEntry{Action: "LOGIN", Table: "users", Description: desc})
 	})
 	switch {
-	case err == errWrongCode:
+	case err == errWrongCode || err == errUsedBackupCode:
 		// The claims stay: they are the record of this failure.
 		if aerr := s.inTx(ctx, func(tx *sqlx.Tx) error {
 			return audit(ctx, tx, self, AuditEntry{Action: "LOGIN_FAILED", Table: "users", Description: "Wrong two-factor code for " + row.Email})
@@ -612,7 +627,7 @@ func (s *Service) DisableTwoFactor(ctx context.Context, a Actor, password, code 
 		}
 		return audit(ctx, tx, a, AuditEntry{Action: "TWO_FACTOR_DISABLE", Table: "two_factor", Description: "Turned off two-factor sign-in"})
 	})
-	if err == errWrongCode {
+	if err == errWrongCode || err == errUsedBackupCode {
 		return failed("Turning off two-factor sign-in refused: wrong code", errs.Field("code", "The code is wrong or was already used"))
 	}
 	if err == nil {

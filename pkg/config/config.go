@@ -80,6 +80,15 @@ type Config struct {
 	AnchorDir      string
 	AnchorInterval time.Duration
 	AnchorKey      string
+	// PushURL is the Expo push API the pusher posts to; empty: no push
+	// notifications.
+	PushURL string
+	// WSQueryToken accepts the token in /ws's query string (the first app's
+	// clients); otherwise only in a subprotocol or an Authorization header.
+	WSQueryToken bool
+	// LockAfter is how long the app may stay in the background before it
+	// asks for the device's biometrics (or passcode) again.
+	LockAfter time.Duration
 }
 
 // Keys lists every configuration key with its default, in the order shown by --help.
@@ -117,6 +126,9 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"anchor_dir", "", "where serve writes signed checkpoints of the audit chain's head (keep a copy elsewhere); empty: <data_dir>/anchors"},
 	{"anchor_interval", "10m", "how often serve writes a checkpoint of the audit chain's head"},
 	{"anchor_key", "", "secret (at least 32 characters) the checkpoints are signed with; empty: derived from jwt_secret"},
+	{"push_url", "https://exp.host/--/api/v2/push/send", "the Expo push API that push notifications to phones are posted to; empty: no pushes"},
+	{"ws_query_token", "false", "accept the token in /ws's query string (/ws?token=..., the first app's form); false: only as a subprotocol or Authorization header"},
+	{"lock_after", "5m", "the app asks for Face ID, a fingerprint or the device passcode after this long in the background"},
 }
 
 // Load parses raw values (as Viper returns them) into a Config. get returns
@@ -184,7 +196,7 @@ func Load(get func(key string) string) (Config, error) {
 	}{{"token_ttl", &c.TokenTTL, time.Minute}, {"requests_ttl", &c.RequestsTTL, time.Second}, {"expiry_interval", &c.ExpiryInterval, 100 * time.Millisecond},
 		{"scheduler_interval", &c.SchedulerInterval, 100 * time.Millisecond},
 		{"seal_interval", &c.SealInterval, 10 * time.Millisecond}, {"request_timeout", &c.RequestTimeout, 100 * time.Millisecond},
-		{"replica_wait", &c.ReplicaWait, 0}, {"anchor_interval", &c.AnchorInterval, time.Second}}
+		{"replica_wait", &c.ReplicaWait, 0}, {"anchor_interval", &c.AnchorInterval, time.Second}, {"lock_after", &c.LockAfter, time.Second}}
 	for _, d := range durations {
 		*d.dst, err = time.ParseDuration(strings.TrimSpace(get(d.key)))
 		if err != nil || *d.dst < d.min {
@@ -277,6 +289,16 @@ func Load(get func(key string) string) (Config, error) {
 	c.AnchorKey = get("anchor_key")
 	if c.AnchorKey != "" && len(c.AnchorKey) < 32 {
 		return c, fmt.Errorf("invalid configuration: anchor_key must be at least 32 characters long")
+	}
+	c.PushURL = strings.TrimSpace(get("push_url"))
+	if c.PushURL != "" {
+		u, e := url.Parse(c.PushURL)
+		if e != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, bad("push_url", `an http(s) URL like "https://exp.host/--/api/v2/push/send", or empty`)
+		}
+	}
+	if c.WSQueryToken, err = strconv.ParseBool(strings.TrimSpace(get("ws_query_token"))); err != nil {
+		return c, bad("ws_query_token", "true or false")
 	}
 	return c, nil
 }

@@ -29,6 +29,10 @@ func TestDefaults(t *testing.T) {
 	if c.DailyTransferLimit != 10_000_00 {
 		t.Fatalf("daily_transfer_limit defaults to 10000.00, not %s", c.DailyTransferLimit)
 	}
+	// The token stays out of /ws's URL unless an operator keeps the first app's form.
+	if c.WSQueryToken || c.PushURL != "https://exp.host/--/api/v2/push/send" || c.LockAfter != 5*time.Minute {
+		t.Fatalf("ws_query_token false, push_url Expo's, lock_after 5m by default: %+v", c)
+	}
 }
 
 func TestAllowedOrigins(t *testing.T) {
@@ -74,6 +78,9 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"replica_wait":           "-1ms",
 		"transfer_batch":         "0",
 		"transfer_batch_workers": "many",
+		"push_url":               "exp.host/--/api/v2/push/send",
+		"ws_query_token":         "sometimes",
+		"lock_after":             "0s",
 	}
 	for key, val := range cases {
 		vals := map[string]string{}

@@ -204,9 +204,10 @@ func (b *fakeBank) transfer(w http.ResponseWriter, r *http.Request) {
 
 func (b *fakeBank) ws(w http.ResponseWriter, r *http.Request) {
 	b.mu.Lock()
-	email, ok := b.tokens[r.URL.Query().Get("token")]
+	// As serve does: the token in the Authorization header, never in the URL.
+	email, ok := b.tokens[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
 	b.mu.Unlock()
-	if !ok {
+	if !ok || r.URL.Query().Has("token") {
 		w.WriteHeader(http.StatusUnauthorized)
 		return
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -60,7 +59,7 @@ type arrival struct {
 }
 
 // ProbeNotifications signs A and B in, opens a WebSocket for each
-// (/ws?token=), then makes Samples transfers one at a time, alternately
+// (the token in an Authorization header), then makes Samples transfers one at a time, alternately
 // A to B and B to A, each of a distinct small amount, and times the push
 // "You received $X from account N" on the recipient's socket.
 func ProbeNotifications(ctx context.Context, o NotifyOptions) (*NotifyReport, error) {
@@ -92,7 +91,7 @@ func ProbeNotifications(ctx context.Context, o NotifyOptions) (*NotifyReport, er
 		}
 		s.token = tok
 		dialer := websocket.Dialer{HandshakeTimeout: 5 * time.Second}
-		conn, resp, err := dialer.DialContext(ctx, wsBase+"/ws?token="+url.QueryEscape(tok), nil)
+		conn, resp, err := dialer.DialContext(ctx, wsBase+"/ws", http.Header{"Authorization": {"Bearer " + tok}})
 		if err != nil {
 			status := 0
 			if resp != nil {

@@ -46,7 +46,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -179,8 +178,8 @@ func pushAcrossInstances(ctx context.Context, t *testing.T, c *cluster, from, to
 	if err != nil {
 		t.Fatal(err)
 	}
-	wsURL := "ws" + strings.TrimPrefix(c.env["SERVE_B_URL"], "http") + "/ws?user_id=" + strconv.FormatInt(to.UserID, 10) + "&token=" + url.QueryEscape(tokB)
-	conn, resp, err := (&websocket.Dialer{HandshakeTimeout: 5 * time.Second}).DialContext(ctx, wsURL, nil)
+	wsURL := "ws" + strings.TrimPrefix(c.env["SERVE_B_URL"], "http") + "/ws?user_id=" + strconv.FormatInt(to.UserID, 10)
+	conn, resp, err := (&websocket.Dialer{HandshakeTimeout: 5 * time.Second}).DialContext(ctx, wsURL, http.Header{"Authorization": {"Bearer " + tokB}})
 	if err != nil {
 		status := 0
 		if resp != nil {

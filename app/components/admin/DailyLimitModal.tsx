@@ -4,11 +4,12 @@ import { errorMessage } from '../../services/api/client';
 import { useSetDailyLimit } from '../../services/api/limits';
 import type { AdminUserRow } from '../../services/api/types';
 import { toast } from '../../state/toast';
-import { dailyLimitError } from '../../utils/validation';
+import { amountForApi, dailyLimitError } from '../../utils/validation';
 import { Checkbox } from '../Checkbox';
 import { FormModal } from '../FormModal';
 import { Text } from '../Text';
 import { TextField } from '../TextField';
+import { t } from '../../i18n';
 
 /**
  * Admin: one customer's daily outgoing limit (PUT /api/admin/users/{id}/limits),
@@ -33,23 +34,23 @@ export function DailyLimitModal({ user, onClose }: { user: AdminUserRow | null; 
       return;
     }
     setLimit.mutate(
-      { userId: user.id, limit: useDefault ? null : amount.trim() },
+      { userId: user.id, limit: useDefault ? null : amountForApi(amount) },
       {
         onSuccess: () => {
-          toast.success(useDefault ? `Daily limit of ${user.name} back to the default` : `Daily limit of ${user.name} set`);
+          toast.success(useDefault ? t('Daily limit of {{name}} back to the default', { name: user.name }) : t('Daily limit of {{name}} set', { name: user.name }));
           onClose();
         },
-        onError: (err) => toast.error(errorMessage(err, 'Failed to set the daily limit')),
+        onError: (err) => toast.error(errorMessage(err, t('Failed to set the daily limit'))),
       },
     );
   };
 
   return (
-    <FormModal visible={user !== null} onClose={onClose} title="Daily limit" submitTitle="Save limit" onSubmit={submit} submitting={setLimit.isPending} testIDPrefix="user-limit">
-      <Text variant="muted">{user ? `What ${user.name} may send to others per day, in each currency.` : ''}</Text>
-      <Checkbox label="Use the bank's default limit" checked={useDefault} onChange={setUseDefault} testID="user-limit-default" />
+    <FormModal visible={user !== null} onClose={onClose} title={t('Daily limit')} submitTitle={t('Save limit')} onSubmit={submit} submitting={setLimit.isPending} testIDPrefix="user-limit">
+      <Text variant="muted">{user ? t('What {{name}} may send to others per day, in each currency.', { name: user.name }) : ''}</Text>
+      <Checkbox label={t('Use the bank\'s default limit')} checked={useDefault} onChange={setUseDefault} testID="user-limit-default" />
       {useDefault ? null : (
-        <TextField label="Daily limit" required type="number" placeholder="10000.00" value={amount} onChangeText={setAmount} testID="user-limit-amount" />
+        <TextField label={t('Daily limit')} required type="number" placeholder="10000.00" value={amount} onChangeText={setAmount} testID="user-limit-amount" />
       )}
     </FormModal>
   );

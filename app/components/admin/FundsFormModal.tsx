@@ -7,6 +7,7 @@ import { FormModal } from '../FormModal';
 import { Select } from '../Select';
 import { Text } from '../Text';
 import { TextField } from '../TextField';
+import { t } from '../../i18n';
 
 export interface FundsFormModalProps {
   /** Deposit or withdraw; null: closed. */
@@ -32,21 +33,21 @@ export function FundsFormModal({ kind, user, onClose }: FundsFormModalProps) {
     <FormModal
       visible={kind !== null && user !== null}
       onClose={close}
-      title={deposit ? `Deposit to ${user?.name ?? ''}` : `Withdraw from ${user?.name ?? ''}`}
-      submitTitle={deposit ? 'Deposit' : 'Withdraw'}
+      title={deposit ? t('Deposit to {{name}}', { name: user?.name ?? '' }) : t('Withdraw from {{name}}', { name: user?.name ?? '' })}
+      submitTitle={deposit ? t('Deposit') : t('Withdraw')}
       onSubmit={form.submit}
       submitting={form.submitting}
       testIDPrefix="funds"
     >
       {form.loadingAccounts ? (
-        <Text variant="muted">Loading accounts...</Text>
+        <Text variant="muted">{t('Loading accounts...')}</Text>
       ) : form.accounts.length === 0 ? (
         <Text variant="muted" testID="funds-no-accounts">
-          This customer has no open accounts.
+          {t('This customer has no open accounts.')}
         </Text>
       ) : (
         <Select<string>
-          label="Account"
+          label={t('Account')}
           required
           options={options}
           value={form.chosen?.account_number ?? null}
@@ -56,7 +57,7 @@ export function FundsFormModal({ kind, user, onClose }: FundsFormModalProps) {
         />
       )}
       <TextField
-        label="Amount"
+        label={t('Amount')}
         type="number"
         required
         value={form.amount}
@@ -66,11 +67,11 @@ export function FundsFormModal({ kind, user, onClose }: FundsFormModalProps) {
         testID="funds-amount"
       />
       <TextField
-        label="Description"
+        label={t('Description')}
         value={form.description}
         onChangeText={form.setDescription}
         error={form.errors.description}
-        hint={deposit ? 'Optional; the ledger says "Deposit" otherwise' : 'Optional; the ledger says "Withdrawal" otherwise'}
+        hint={deposit ? t('Optional; the ledger says "Deposit" otherwise') : t('Optional; the ledger says "Withdrawal" otherwise')}
         maxLength={255}
         onSubmitEditing={form.submit}
         testID="funds-description"

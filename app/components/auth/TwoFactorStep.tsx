@@ -5,6 +5,7 @@ import { CODE_OR_BACKUP_MESSAGE } from '../../utils/twoFactor';
 import { Button } from '../Button';
 import { Text } from '../Text';
 import { TextField } from '../TextField';
+import { t } from '../../i18n';
 
 export interface TwoFactorStepProps {
   code: string;
@@ -20,9 +21,9 @@ export function TwoFactorStep({ code, onChangeCode, error, verifying, onSubmit, 
   const styles = useThemedStyles(themed);
   return (
     <View style={styles.form} testID="twofactor-form">
-      <Text>{`${CODE_OR_BACKUP_MESSAGE}.`}</Text>
+      <Text>{`${t(CODE_OR_BACKUP_MESSAGE)}.`}</Text>
       <TextField
-        label="Code"
+        label={t('Code')}
         testID="login-code"
         value={code}
         onChangeText={onChangeCode}
@@ -35,8 +36,8 @@ export function TwoFactorStep({ code, onChangeCode, error, verifying, onSubmit, 
         returnKeyType="go"
         onSubmitEditing={onSubmit}
       />
-      <Button title={verifying ? 'Verifying...' : 'Verify'} testID="login-verify" onPress={onSubmit} loading={verifying} fullWidth />
-      <Button title="Back" variant="link" testID="login-back" accessibilityRole="link" onPress={onBack} style={styles.back} />
+      <Button title={verifying ? t('Verifying...') : t('Verify')} testID="login-verify" onPress={onSubmit} loading={verifying} fullWidth />
+      <Button title={t('Back')} variant="link" testID="login-back" accessibilityRole="link" onPress={onBack} style={styles.back} />
     </View>
   );
 }

@@ -8,6 +8,7 @@ import { balancesByCurrency, formatMoney } from '../../utils/format';
 import { Select } from '../Select';
 import { Text } from '../Text';
 import { StatCard } from './StatCard';
+import { t } from '../../i18n';
 
 function AccountLink({ accountNumber }: { accountNumber: string }) {
   const { colors } = useTheme();
@@ -19,7 +20,7 @@ function AccountLink({ accountNumber }: { accountNumber: string }) {
     <RNText
       {...link}
       testID="dashboard-account-link"
-      accessibilityLabel={`Transaction history of account ${accountNumber}`}
+      accessibilityLabel={t('Transaction history of account {{number}}', { number: accountNumber })}
       style={[styles.link, { color: colors.primary }]}
     >
       {accountNumber}
@@ -52,7 +53,7 @@ export function BalanceCard({
   return (
     <StatCard title={title}>
       <Select<string>
-        placeholder="Select an account"
+        placeholder={t('Select an account')}
         options={(accounts ?? []).map((a) => ({ label: a.account_number, value: a.account_number }))}
         value={account ? account.account_number : null}
         onChange={setSelected}
@@ -61,7 +62,7 @@ export function BalanceCard({
       />
       {error ? (
         <Text variant="muted" role="alert" style={{ color: colors.danger }}>
-          Failed to load accounts
+          {t('Failed to load accounts')}
         </Text>
       ) : (
         <Text variant="title" testID="dashboard-balance">

@@ -2,12 +2,14 @@ import type { CurrencyTotals as Totals } from '../../services/api/types';
 import { formatMoney } from '../../utils/format';
 import { Card } from '../Card';
 import { DataTable, type Column } from '../DataTable';
+import { t } from '../../i18n';
 
-const columns: Column<Totals>[] = [
-  { key: 'currency', title: 'Currency', render: (c) => c.currency },
-  { key: 'balance', title: 'Balance', render: (c) => formatMoney(c.total_balance, c.currency) },
-  { key: 'sent', title: 'Sent', render: (c) => formatMoney(c.total_sent_amount, c.currency) },
-  { key: 'received', title: 'Received', render: (c) => formatMoney(c.total_received_amount, c.currency) },
+const columns = (): Column<Totals>[] =>
+  [
+  { key: 'currency', title: t('Currency'), render: (c) => c.currency },
+  { key: 'balance', title: t('Balance'), render: (c) => formatMoney(c.total_balance, c.currency) },
+  { key: 'sent', title: t('Sent'), render: (c) => formatMoney(c.total_sent_amount, c.currency) },
+  { key: 'received', title: t('Received'), render: (c) => formatMoney(c.total_received_amount, c.currency) },
 ];
 
 /**
@@ -19,10 +21,10 @@ const columns: Column<Totals>[] = [
 export function CurrencyTotals({ totals }: { totals: Totals[] | undefined }) {
   if (!totals?.length) return null;
   return (
-    <Card title="By Currency" testID="dashboard-currencies">
+    <Card title={t('By Currency')} testID="dashboard-currencies">
       <DataTable
         testID="dashboard-currency-table"
-        columns={columns}
+        columns={columns()}
         data={totals}
         keyExtractor={(c) => c.currency}
       />

@@ -7,21 +7,24 @@ import { errorMessage } from '../../services/api/client';
 import { useDashboardSummary, useMonthlySummary } from '../../services/api/dashboard';
 import { useAcceptMoneyRequest, useDeclineMoneyRequest, useMoneyRequests } from '../../services/api/moneyRequests';
 import { useTransactionHistory } from '../../services/api/transactions';
-import type { MoneyRequest, Transaction } from '../../services/api/types';
+import type { MoneyRequest } from '../../services/api/types';
 import { toast } from '../../state/toast';
 import { spacing, useTheme } from '../../theme';
-import { currencyOf, datePart, formatMoney } from '../../utils/format';
+import { currencyOf, formatMoney } from '../../utils/format';
 import { Button } from '../Button';
 import { Card } from '../Card';
 import { AreaChart } from '../charts';
 import { DataTable, type Column } from '../DataTable';
 import { Loading } from '../Loading';
 import { Screen } from '../Screen';
-import { canAnswerRequest, StatusBadge, TransactionTypeBadge } from '../StatusBadge';
+import { canAnswerRequest, StatusBadge } from '../StatusBadge';
 import { Text } from '../Text';
 import { BalanceCard } from './BalanceCard';
 import { CurrencyTotals } from './CurrencyTotals';
 import { StatCard } from './StatCard';
+import { t } from '../../i18n';
+import { HISTORY_COLUMNS, transactionColumns } from '../transactionColumns';
+import { texts } from '../../i18n/texts';
 
 export type DashboardVariant = 'user' | 'admin';
 
@@ -43,15 +46,15 @@ export function DashboardView({ variant }: { variant: DashboardVariant }) {
   const accept = useAcceptMoneyRequest();
   const decline = useDeclineMoneyRequest();
   const [busyId, setBusyId] = useState<number | null>(null);
-  useErrorToast(transactions.error, transactions.errorUpdatedAt, 'Failed to fetch transactions');
+  useErrorToast(transactions.error, transactions.errorUpdatedAt, texts.transactionsFailed());
 
-  const title = admin ? 'Admin Dashboard' : 'Dashboard';
+  const title = admin ? t('Admin Dashboard') : t('Dashboard');
   const testID = admin ? 'screen-admin-dashboard' : 'screen-user-dashboard';
 
   if (summary.isPending) {
     return (
       <Screen title={title} testID={testID}>
-        <Loading text="Loading dashboard..." testID="dashboard-loading" />
+        <Loading text={t('Loading dashboard...')} testID="dashboard-loading" />
       </Screen>
     );
   }
@@ -61,40 +64,40 @@ export function DashboardView({ variant }: { variant: DashboardVariant }) {
     setBusyId(r.ID);
     const mutation = action === 'accept' ? accept : decline;
     mutation.mutate(r.ID, {
-      onSuccess: () => toast.success(action === 'accept' ? 'Money request accepted!' : 'Money request rejected!'),
-      onError: (err) => toast.error(errorMessage(err, action === 'accept' ? 'Failed to accept request' : 'Failed to reject request')),
+      onSuccess: () => toast.success(texts.requestAnswered(action)),
+      onError: (err) => toast.error(errorMessage(err, texts.requestAnswerFailed(action))),
       onSettled: () => setBusyId(null),
     });
   };
 
   const requestColumns: Column<MoneyRequest>[] = [
-    { key: 'from', title: 'From Account', render: (r) => r.requester_id },
-    { key: 'amount', title: 'Amount', render: (r) => formatMoney(r.Amount, currencyOf(accounts.data, r.requester_id, r.recipient_id)) },
-    { key: 'status', title: 'Status', render: (r) => <StatusBadge status={r.Status} /> },
+    { key: 'from', title: t('From Account'), render: (r) => r.requester_id },
+    { key: 'amount', title: t('Amount'), render: (r) => formatMoney(r.Amount, currencyOf(accounts.data, r.requester_id, r.recipient_id)) },
+    { key: 'status', title: t('Status'), render: (r) => <StatusBadge status={r.Status} /> },
   ];
   if (!admin) {
     requestColumns.push({
       key: 'actions',
-      title: 'Actions',
+      title: t('Actions'),
       flex: 1.6,
       render: (r) =>
         canAnswerRequest(r) ? (
           <View style={styles.actions}>
             <Button
-              title="Accept"
+              title={t('Accept')}
               size="sm"
               testID={`dashboard-accept-${r.ID}`}
-              accessibilityLabel={`Accept request ${r.ID}`}
+              accessibilityLabel={t('Accept request {{id}}', { id: r.ID })}
               loading={busyId === r.ID && accept.isPending}
               disabled={busyId !== null}
               onPress={() => answer(r, 'accept')}
             />
             <Button
-              title="Decline"
+              title={t('Decline')}
               size="sm"
               variant="outline"
               testID={`dashboard-decline-${r.ID}`}
-              accessibilityLabel={`Decline request ${r.ID}`}
+              accessibilityLabel={t('Decline request {{id}}', { id: r.ID })}
               loading={busyId === r.ID && decline.isPending}
               disabled={busyId !== null}
               onPress={() => answer(r, 'decline')}
@@ -104,21 +107,14 @@ export function DashboardView({ variant }: { variant: DashboardVariant }) {
     });
   }
 
-  const transactionColumns: Column<Transaction>[] = [
-    { key: 'date', title: 'Date', render: (t) => datePart(t.transaction_date) },
-    { key: 'type', title: 'Type', render: (t) => <TransactionTypeBadge type={t.transaction_type} /> },
-    { key: 'amount', title: 'Amount', render: (t) => formatMoney(t.amount, currencyOf(accounts.data, t.account_id, t.to_account_id)) },
-    { key: 'from', title: 'From Account', render: (t) => t.account_id },
-    { key: 'to', title: 'To Account', render: (t) => t.to_account_id },
-    { key: 'description', title: 'Description', flex: 1.5, render: (t) => t.description ?? '' },
-  ];
+  const historyColumns = transactionColumns(accounts.data, HISTORY_COLUMNS);
 
   const s = summary.data;
   return (
     <Screen title={title} testID={testID}>
       <View style={styles.grid}>
         <BalanceCard
-          title={admin ? 'System Balance' : 'Account Balance'}
+          title={admin ? t('System Balance') : t('Account Balance')}
           accounts={accounts.data}
           loading={accounts.isPending}
           error={accounts.isError}
@@ -126,31 +122,31 @@ export function DashboardView({ variant }: { variant: DashboardVariant }) {
         {summary.isError || !s ? (
           <Card style={styles.errorCard}>
             <Text variant="muted" role="alert" testID="dashboard-error" style={{ color: colors.danger }}>
-              Failed to load dashboard data
+              {t('Failed to load dashboard data')}
             </Text>
           </Card>
         ) : (
           <>
-            <StatCard title="Total Transactions" value={String(s.total_transactions ?? 0)} testID="dashboard-total-transactions" />
-            <StatCard title="Pending Requests" value={String(s.pending_requests ?? 0)} testID="dashboard-pending-requests" />
-            <StatCard title="Total Transfers" value={String(s.total_transfers ?? 0)} testID="dashboard-total-transfers" />
-            <StatCard title="Total Sent Amount" value={formatMoney(s.total_sent_amount)} testID="dashboard-total-sent" />
-            <StatCard title="Total Received Amount" value={formatMoney(s.total_received_amount)} testID="dashboard-total-received" />
+            <StatCard title={t('Total Transactions')} value={String(s.total_transactions ?? 0)} testID="dashboard-total-transactions" />
+            <StatCard title={t('Pending Requests')} value={String(s.pending_requests ?? 0)} testID="dashboard-pending-requests" />
+            <StatCard title={t('Total Transfers')} value={String(s.total_transfers ?? 0)} testID="dashboard-total-transfers" />
+            <StatCard title={t('Total Sent Amount')} value={formatMoney(s.total_sent_amount)} testID="dashboard-total-sent" />
+            <StatCard title={t('Total Received Amount')} value={formatMoney(s.total_received_amount)} testID="dashboard-total-received" />
           </>
         )}
       </View>
       {summary.isError || !s ? null : <CurrencyTotals totals={s.by_currency} />}
 
-      <Card title={admin ? 'Monthly User Growth' : 'Monthly Transaction Summary'} testID="dashboard-chart">
+      <Card title={admin ? t('Monthly User Growth') : t('Monthly Transaction Summary')} testID="dashboard-chart">
         <AreaChart
           data={monthly.data ?? []}
           height={300}
-          title={admin ? 'Monthly User Growth' : 'Monthly Transaction Summary'}
+          title={admin ? t('Monthly User Growth') : t('Monthly Transaction Summary')}
           formatY={admin ? undefined : (v) => formatMoney(v).replace(/\.00$/, '')}
         />
       </Card>
 
-      <Card title="Recent Money Requests">
+      <Card title={t('Recent Money Requests')}>
         <DataTable
           testID="dashboard-requests"
           columns={requestColumns}
@@ -158,22 +154,22 @@ export function DashboardView({ variant }: { variant: DashboardVariant }) {
           keyExtractor={(r) => String(r.ID)}
           maxHeight={300}
           loading={requests.isPending}
-          loadingText="Loading requests..."
-          emptyText="No money requests available."
+          loadingText={t('Loading requests...')}
+          emptyText={t('No money requests available.')}
         />
       </Card>
 
-      <Card title="Recent Transactions">
+      <Card title={t('Recent Transactions')}>
         <DataTable
           testID="dashboard-transactions"
-          columns={transactionColumns}
+          columns={historyColumns}
           data={transactions.data?.data}
           keyExtractor={(t) => String(t.id)}
           maxHeight={500}
           loading={transactions.isPending}
-          loadingText="Loading transactions..."
-          error={transactions.isError ? 'Failed to load transactions' : null}
-          emptyText="No recent transactions available."
+          loadingText={t('Loading transactions...')}
+          error={transactions.isError ? texts.transactionsLoadFailed() : null}
+          emptyText={t('No recent transactions available.')}
         />
       </Card>
     </Screen>

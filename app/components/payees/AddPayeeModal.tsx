@@ -8,6 +8,7 @@ import { FormModal } from '../FormModal';
 import { Text } from '../Text';
 import { TextField } from '../TextField';
 import { RecipientName } from './RecipientName';
+import { t } from '../../i18n';
 
 export interface AddPayeeModalProps {
   visible: boolean;
@@ -44,18 +45,18 @@ export function AddPayeeModal({ visible, onClose }: AddPayeeModalProps) {
   };
 
   return (
-    <FormModal visible={visible} onClose={close} title="Add payee" submitTitle="Save" onSubmit={submit} submitting={saving} testIDPrefix="payee-add">
+    <FormModal visible={visible} onClose={close} title={t('Add payee')} submitTitle={t('Save')} onSubmit={submit} submitting={saving} testIDPrefix="payee-add">
       <TextField
-        label="Nickname"
+        label={t('Nickname')}
         required
-        placeholder="e.g. Landlord"
+        placeholder={t('e.g. Landlord')}
         value={nickname}
         onChangeText={edit(setNickname)}
-        hint={`At most ${PAYEE_NICKNAME_MAX} characters`}
+        hint={t('At most {{count}} characters', { count: PAYEE_NICKNAME_MAX })}
         testID="payee-add-nickname"
       />
       <TextField
-        label="Account number"
+        label={t('Account number')}
         required
         value={accountNumber}
         onChangeText={edit(setAccountNumber)}

@@ -1,5 +1,6 @@
 import type { Payee } from '../../services/api/types';
 import { Select } from '../Select';
+import { t } from '../../i18n';
 
 export interface PayeePickerProps {
   payees: Payee[] | undefined;
@@ -14,8 +15,8 @@ export function PayeePicker({ payees, value, onPick, testID }: PayeePickerProps)
   if (!Array.isArray(payees) || payees.length === 0) return null;
   return (
     <Select<number>
-      label="Saved payee"
-      placeholder="Choose a saved payee"
+      label={t('Saved payee')}
+      placeholder={t('Choose a saved payee')}
       options={payees.map((p) => ({ label: `${p.nickname} (${p.account_number})`, value: p.id }))}
       value={value}
       onChange={(id) => onPick(payees.find((p) => p.id === id) ?? null)}

@@ -11,6 +11,7 @@ import { Card } from '../Card';
 import { ConfirmDialog } from '../ConfirmDialog';
 import { DataTable, type Column } from '../DataTable';
 import { AddPayeeModal } from './AddPayeeModal';
+import { t } from '../../i18n';
 
 /** The saved payees: Add payee (a form), Delete (after a confirmation). */
 export function PayeesPanel() {
@@ -18,37 +19,37 @@ export function PayeesPanel() {
   const remove = useDeletePayee();
   const [doomed, setDoomed] = useState<Payee | null>(null);
   const [adding, setAdding] = useState(false);
-  useErrorToast(payees.error, payees.errorUpdatedAt, (err) => errorMessage(err, 'Failed to fetch payees'));
+  useErrorToast(payees.error, payees.errorUpdatedAt, (err) => errorMessage(err, t('Failed to fetch payees')));
 
   const confirm = () => {
     if (!doomed || remove.isPending) return;
     remove.mutate(doomed.id, {
       onSuccess: () => {
-        toast.success('Payee deleted');
+        toast.success(t('Payee deleted'));
         setDoomed(null);
       },
       onError: (err) => {
-        toast.error(errorMessage(err, 'Failed to delete payee'));
+        toast.error(errorMessage(err, t('Failed to delete payee')));
         setDoomed(null);
       },
     });
   };
 
   const columns: Column<Payee>[] = [
-    { key: 'nickname', title: 'Nickname', flex: 1.2 },
-    { key: 'account_number', title: 'Account', flex: 1.2 },
-    { key: 'holder_name', title: 'Holder', flex: 1.4 },
-    { key: 'created_at', title: 'Saved', render: (p) => datePart(p.created_at) },
+    { key: 'nickname', title: t('Nickname'), flex: 1.2 },
+    { key: 'account_number', title: t('Account'), flex: 1.2 },
+    { key: 'holder_name', title: t('Holder'), flex: 1.4 },
+    { key: 'created_at', title: t('Saved'), render: (p) => datePart(p.created_at) },
     {
       key: 'actions',
-      title: 'Actions',
+      title: t('Actions'),
       render: (p) => (
         <Button
-          title="Delete"
+          title={t('Delete')}
           variant="outline"
           size="sm"
           icon="trash-2"
-          accessibilityLabel={`Delete payee ${p.nickname}`}
+          accessibilityLabel={t('Delete payee {{nickname}}', { nickname: p.nickname })}
           testID={`payee-delete-${p.id}`}
           onPress={() => setDoomed(p)}
         />
@@ -58,9 +59,9 @@ export function PayeesPanel() {
 
   return (
     <Card
-      title="Saved payees"
+      title={t('Saved payees')}
       testID="payees-panel"
-      action={<Button title="Add payee" size="sm" icon="user-plus" testID="payee-add-open" onPress={() => setAdding(true)} />}
+      action={<Button title={t('Add payee')} size="sm" icon="user-plus" testID="payee-add-open" onPress={() => setAdding(true)} />}
     >
       <DataTable
         testID="payees-table"
@@ -68,15 +69,15 @@ export function PayeesPanel() {
         data={payees.isError ? [] : payees.data}
         keyExtractor={(p) => String(p.id)}
         loading={payees.isPending}
-        loadingText="Loading payees..."
-        error={payees.isError ? 'Failed to load payees' : null}
-        emptyText="No saved payees. Add one, or save one from the transfer form."
+        loadingText={t('Loading payees...')}
+        error={payees.isError ? t('Failed to load payees') : null}
+        emptyText={t('No saved payees. Add one, or save one from the transfer form.')}
         stackedRole="list"
       />
       <ConfirmDialog
         visible={doomed !== null}
-        title="Delete payee"
-        message={doomed ? `Delete ${doomed.nickname} (${doomed.account_number}) from your payees?` : ''}
+        title={t('Delete payee')}
+        message={doomed ? t('Delete {{nickname}} ({{number}}) from your payees?', { nickname: doomed.nickname, number: doomed.account_number }) : ''}
         busy={remove.isPending}
         onConfirm={confirm}
         onCancel={() => setDoomed(null)}

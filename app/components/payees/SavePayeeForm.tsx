@@ -8,6 +8,7 @@ import { useThemed, type ThemedStyle } from '../../theme';
 import { PAYEE_NICKNAME_MAX } from '../../utils/validation';
 import { Button } from '../Button';
 import { TextField } from '../TextField';
+import { t } from '../../i18n';
 
 export interface SavePayeeFormProps {
   /** The account number typed in the form. */
@@ -37,8 +38,8 @@ export function SavePayeeForm({ accountNumber, onSaved, testIDPrefix }: SavePaye
   return (
     <View style={themed($row)}>
       <TextField
-        label="Payee nickname"
-        placeholder="e.g. Landlord"
+        label={t('Payee nickname')}
+        placeholder={t('e.g. Landlord')}
         value={nickname}
         onChangeText={setNickname}
         maxLength={PAYEE_NICKNAME_MAX}
@@ -46,7 +47,7 @@ export function SavePayeeForm({ accountNumber, onSaved, testIDPrefix }: SavePaye
         testID={`${testIDPrefix}-nickname`}
         onSubmitEditing={save}
       />
-      <Button title="Save as payee" variant="outline" icon="user-plus" loading={saving} onPress={save} testID={`${testIDPrefix}-submit`} />
+      <Button title={t('Save as payee')} variant="outline" icon="user-plus" loading={saving} onPress={save} testID={`${testIDPrefix}-submit`} />
     </View>
   );
 }

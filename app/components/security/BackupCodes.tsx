@@ -7,6 +7,7 @@ import { type ThemedStyle, useThemedStyles } from '../../theme';
 import { Button } from '../Button';
 import { Checkbox } from '../Checkbox';
 import { Text } from '../Text';
+import { t } from '../../i18n';
 
 export interface BackupCodesProps {
   codes: string[];
@@ -22,19 +23,18 @@ export function BackupCodes({ codes, onDone }: BackupCodesProps) {
   const copy = async () => {
     try {
       await Clipboard.setStringAsync(codes.join('\n'));
-      toast.success('Backup codes copied');
+      toast.success(t('Backup codes copied'));
     } catch {
-      toast.error('Could not copy: write the codes down instead');
+      toast.error(t('Could not copy: write the codes down instead'));
     }
   };
 
   return (
     <View style={styles.box} testID="twofactor-backup-codes">
       <Text>
-        Two-factor sign-in is on. Keep these backup codes somewhere safe: each signs you in once if you lose your phone. They
-        are shown only now.
+        {t('Two-factor sign-in is on. Keep these backup codes somewhere safe: each signs you in once if you lose your phone. They are shown only now.')}
       </Text>
-      <View role="list" aria-label="Backup codes" style={styles.grid}>
+      <View role="list" aria-label={t('Backup codes')} style={styles.grid}>
         {codes.map((code) => (
           <View key={code} role="listitem" style={styles.cell}>
             <Text selectable style={styles.code} testID="twofactor-backup-code">
@@ -44,11 +44,11 @@ export function BackupCodes({ codes, onDone }: BackupCodesProps) {
         ))}
       </View>
       <View style={styles.row}>
-        <Button title="Copy codes" icon="copy" variant="outline" onPress={() => void copy()} testID="twofactor-copy-codes" />
+        <Button title={t('Copy codes')} icon="copy" variant="outline" onPress={() => void copy()} testID="twofactor-copy-codes" />
       </View>
-      <Checkbox label="I have saved these codes" checked={saved} onChange={setSaved} testID="twofactor-codes-saved" />
+      <Checkbox label={t('I have saved these codes')} checked={saved} onChange={setSaved} testID="twofactor-codes-saved" />
       <View style={styles.row}>
-        <Button title="Done" disabled={!saved} onPress={onDone} testID="twofactor-codes-done" />
+        <Button title={t('Done')} disabled={!saved} onPress={onDone} testID="twofactor-codes-done" />
       </View>
     </View>
   );

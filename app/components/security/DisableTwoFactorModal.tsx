@@ -3,6 +3,7 @@ import { useTheme } from '../../theme';
 import { FormModal } from '../FormModal';
 import { Text } from '../Text';
 import { TextField } from '../TextField';
+import { t } from '../../i18n';
 
 export interface DisableTwoFactorModalProps {
   visible: boolean;
@@ -21,15 +22,15 @@ export function DisableTwoFactorModal({ visible, onClose }: DisableTwoFactorModa
     <FormModal
       visible={visible}
       onClose={close}
-      title="Turn off two-factor sign-in"
-      submitTitle="Turn off"
+      title={t('Turn off two-factor sign-in')}
+      submitTitle={t('Turn off')}
       onSubmit={form.submit}
       submitting={form.submitting}
       testIDPrefix="twofactor-disable"
     >
-      <Text>Signing in will then take only your password.</Text>
+      <Text>{t('Signing in will then take only your password.')}</Text>
       <TextField
-        label="Password"
+        label={t('Password')}
         type="password"
         required
         value={form.password}
@@ -39,12 +40,12 @@ export function DisableTwoFactorModal({ visible, onClose }: DisableTwoFactorModa
         testID="twofactor-disable-password"
       />
       <TextField
-        label="Code"
+        label={t('Code')}
         required
         value={form.code}
         onChangeText={form.setCode}
         error={form.errors.code}
-        hint="The 6-digit code from your authenticator app, or a backup code"
+        hint={t('The 6-digit code from your authenticator app, or a backup code')}
         autoCapitalize="none"
         autoCorrect={false}
         autoComplete="one-time-code"

@@ -15,6 +15,7 @@ import { Button } from '../Button';
 import { Card } from '../Card';
 import { ConfirmDialog } from '../ConfirmDialog';
 import { Text } from '../Text';
+import { t } from '../../i18n';
 
 /** The signed-in sessions: this device marked, a Sign out button on each other, and all others at once. */
 export function SessionsCard() {
@@ -27,7 +28,7 @@ export function SessionsCard() {
   const [busyId, setBusyId] = useState<number | null>(null);
   const [confirmOthers, setConfirmOthers] = useState(false);
 
-  useErrorToast(sessions.error, sessions.errorUpdatedAt, (err) => errorMessage(err, 'Failed to fetch sessions'));
+  useErrorToast(sessions.error, sessions.errorUpdatedAt, (err) => errorMessage(err, t('Failed to fetch sessions')));
 
   const rows = Array.isArray(sessions.data) ? sessions.data : [];
   const others = rows.filter((s) => !s.current).length;
@@ -35,27 +36,27 @@ export function SessionsCard() {
   const signOut = (s: SignedInSession) => {
     setBusyId(s.id);
     endOne.mutate(s.id, {
-      onSuccess: () => toast.success('Session signed out'),
-      onError: (err) => toast.error(errorMessage(err, 'Failed to sign the session out')),
+      onSuccess: () => toast.success(t('Session signed out')),
+      onError: (err) => toast.error(errorMessage(err, t('Failed to sign the session out'))),
       onSettled: () => setBusyId(null),
     });
   };
 
   const signOutOthers = () => {
     endOthers.mutate(undefined, {
-      onSuccess: () => toast.success('Every other session is signed out'),
-      onError: (err) => toast.error(errorMessage(err, 'Failed to sign the other sessions out')),
+      onSuccess: () => toast.success(t('Every other session is signed out')),
+      onError: (err) => toast.error(errorMessage(err, t('Failed to sign the other sessions out'))),
       onSettled: () => setConfirmOthers(false),
     });
   };
 
   let body;
-  if (gated) body = <Text variant="muted">Your sessions are listed here once two-factor sign-in is on.</Text>;
-  else if (sessions.isPending) body = <Text variant="muted">Loading sessions...</Text>;
-  else if (sessions.isError) body = <Text variant="muted">Sessions could not be read. Try again later.</Text>;
+  if (gated) body = <Text variant="muted">{t('Your sessions are listed here once two-factor sign-in is on.')}</Text>;
+  else if (sessions.isPending) body = <Text variant="muted">{t('Loading sessions...')}</Text>;
+  else if (sessions.isError) body = <Text variant="muted">{t('Sessions could not be read. Try again later.')}</Text>;
   else
     body = (
-      <View role="list" aria-label="Signed-in sessions" style={styles.list} testID="sessions-list">
+      <View role="list" aria-label={t('Signed-in sessions')} style={styles.list} testID="sessions-list">
         {rows.map((s) => (
           <SessionRow key={s.id} session={s} busy={busyId === s.id} disabled={busyId !== null && busyId !== s.id} onSignOut={() => signOut(s)} />
         ))}
@@ -63,12 +64,12 @@ export function SessionsCard() {
     );
 
   return (
-    <Card title="Signed-in sessions" testID="sessions-card">
-      <Text variant="muted">Where your account is signed in. Sign out any you do not recognise.</Text>
+    <Card title={t('Signed-in sessions')} testID="sessions-card">
+      <Text variant="muted">{t('Where your account is signed in. Sign out any you do not recognise.')}</Text>
       {body}
       <View style={styles.row}>
         <Button
-          title="Sign out all other sessions"
+          title={t('Sign out all other sessions')}
           variant="outline"
           disabled={others === 0 || !sessions.isSuccess}
           loading={endOthers.isPending}
@@ -78,8 +79,8 @@ export function SessionsCard() {
       </View>
       <ConfirmDialog
         visible={confirmOthers}
-        title="Sign out all other sessions"
-        message={`Sign out ${others} other ${others === 1 ? 'session' : 'sessions'}? This device stays signed in.`}
+        title={t('Sign out all other sessions')}
+        message={t('Sign out {{count}} other sessions? This device stays signed in.', { count: others })}
         confirmLabel="Sign out"
         busy={endOthers.isPending}
         onConfirm={signOutOthers}
@@ -106,19 +107,19 @@ function SessionRow({ session, busy, disabled, onSignOut }: SessionRowProps) {
       <View style={styles.info}>
         <View style={styles.titleRow}>
           <Text variant="label">{device}</Text>
-          {session.current ? <Badge label="This device" tone="info" testID={`session-current-${session.id}`} /> : null}
+          {session.current ? <Badge label={t('This device')} tone="info" testID={`session-current-${session.id}`} /> : null}
         </View>
-        <Text variant="small">{session.ip ? `From ${session.ip}` : 'Address unknown'}</Text>
-        <Text variant="small">{`Signed in ${formatFullDate(new Date(session.created_at))} · last active ${formatRelativeTime(session.last_seen_at)}`}</Text>
+        <Text variant="small">{session.ip ? t('From {{ip}}', { ip: session.ip }) : t('Address unknown')}</Text>
+        <Text variant="small">{t('Signed in {{date}} · last active {{ago}}', { date: formatFullDate(new Date(session.created_at)), ago: formatRelativeTime(session.last_seen_at) })}</Text>
       </View>
       {session.current ? null : (
         <Button
-          title="Sign out"
+          title={t('Sign out')}
           size="sm"
           variant="outline"
           loading={busy}
           disabled={disabled}
-          accessibilityLabel={`Sign out ${device}${session.ip ? ` from ${session.ip}` : ''}`}
+          accessibilityLabel={session.ip ? t('Sign out {{device}} from {{ip}}', { device, ip: session.ip }) : t('Sign out {{device}}', { device })}
           onPress={onSignOut}
           testID={`session-signout-${session.id}`}
         />

@@ -13,6 +13,7 @@ import { TextField } from '../TextField';
 import { BackupCodes } from './BackupCodes';
 import { DisableTwoFactorModal } from './DisableTwoFactorModal';
 import { QrCode } from './QrCode';
+import { t } from '../../i18n';
 
 /** The Security page's two-factor section: state, set up (QR code, secret, code), backup codes, turn off. */
 export function TwoFactorCard() {
@@ -21,11 +22,11 @@ export function TwoFactorCard() {
   const [disableOpen, setDisableOpen] = useState(false);
   const { status, step } = flow;
 
-  useErrorToast(status.error, status.errorUpdatedAt, 'Failed to fetch two-factor sign-in status');
+  useErrorToast(status.error, status.errorUpdatedAt, t('Failed to fetch two-factor sign-in status'));
 
   const enabled = status.data?.enabled === true;
   const badge = status.isSuccess ? (
-    <Badge label={enabled ? 'On' : 'Off'} tone={enabled ? 'success' : 'neutral'} role="status" testID="twofactor-state" />
+    <Badge label={enabled ? t('On') : t('Off')} tone={enabled ? 'success' : 'neutral'} role="status" testID="twofactor-state" />
   ) : null;
 
   let body;
@@ -34,15 +35,15 @@ export function TwoFactorCard() {
   } else if (step.kind === 'setup') {
     body = (
       <View style={styles.section} testID="twofactor-setup">
-        <Text>1. Scan this QR code with an authenticator app (Google Authenticator, 1Password, Authy...).</Text>
-        <QrCode value={step.setup.otpauth_url} accessibilityLabel="QR code for your authenticator app" testID="twofactor-qr" />
-        <Text variant="muted">Or type this key into the app:</Text>
-        <Text selectable style={styles.secret} testID="twofactor-secret" aria-label={`Setup key ${step.setup.secret}`}>
+        <Text>{t('1. Scan this QR code with an authenticator app (Google Authenticator, 1Password, Authy...).')}</Text>
+        <QrCode value={step.setup.otpauth_url} accessibilityLabel={t('QR code for your authenticator app')} testID="twofactor-qr" />
+        <Text variant="muted">{t('Or type this key into the app:')}</Text>
+        <Text selectable style={styles.secret} testID="twofactor-secret" aria-label={t('Setup key {{key}}', { key: step.setup.secret })}>
           {groupSecret(step.setup.secret)}
         </Text>
-        <Text>2. Enter the 6-digit code the app shows.</Text>
+        <Text>{t('2. Enter the 6-digit code the app shows.')}</Text>
         <TextField
-          label="Code"
+          label={t('Code')}
           required
           value={flow.code}
           onChangeText={flow.changeCode}
@@ -56,35 +57,35 @@ export function TwoFactorCard() {
           testID="twofactor-code"
         />
         <View style={styles.row}>
-          <Button title="Turn on" loading={flow.confirming} onPress={flow.confirm} testID="twofactor-enable" />
-          <Button title="Cancel" variant="outline" onPress={flow.cancel} testID="twofactor-cancel" />
+          <Button title={t('Turn on')} loading={flow.confirming} onPress={flow.confirm} testID="twofactor-enable" />
+          <Button title={t('Cancel')} variant="outline" onPress={flow.cancel} testID="twofactor-cancel" />
         </View>
       </View>
     );
   } else if (status.isPending) {
-    body = <Text variant="muted">Loading...</Text>;
+    body = <Text variant="muted">{t('Loading...')}</Text>;
   } else if (status.isError) {
-    body = <Text variant="muted">Two-factor sign-in could not be read. Try again later.</Text>;
+    body = <Text variant="muted">{t('Two-factor sign-in could not be read. Try again later.')}</Text>;
   } else if (enabled) {
     const left = status.data?.backup_codes_left ?? 0;
     body = (
       <View style={styles.section}>
-        <Text>Signing in takes your password and a code from your authenticator app.</Text>
+        <Text>{t('Signing in takes your password and a code from your authenticator app.')}</Text>
         <Text variant="muted" testID="twofactor-backup-left">
-          {`Backup codes left: ${left}`}
+          {t('Backup codes left: {{count}}', { count: left })}
         </Text>
         <View style={styles.row}>
-          <Button title="Turn off" variant="outline" onPress={() => setDisableOpen(true)} testID="twofactor-disable-open" />
+          <Button title={t('Turn off')} variant="outline" onPress={() => setDisableOpen(true)} testID="twofactor-disable-open" />
         </View>
       </View>
     );
   } else {
     body = (
       <View style={styles.section}>
-        <Text>Protect your account with a second step at sign-in: a code from an authenticator app on your phone.</Text>
+        <Text>{t('Protect your account with a second step at sign-in: a code from an authenticator app on your phone.')}</Text>
         <View style={styles.row}>
           <Button
-            title="Set up two-factor sign-in"
+            title={t('Set up two-factor sign-in')}
             icon="shield"
             loading={flow.starting}
             onPress={flow.start}
@@ -96,7 +97,7 @@ export function TwoFactorCard() {
   }
 
   return (
-    <Card title="Two-factor sign-in" action={badge} testID="twofactor-card">
+    <Card title={t('Two-factor sign-in')} action={badge} testID="twofactor-card">
       {body}
       <DisableTwoFactorModal visible={disableOpen} onClose={() => setDisableOpen(false)} />
     </Card>

@@ -7,6 +7,7 @@ import { Icon } from '../Icon';
 import { IconButton } from '../IconButton';
 import { Text } from '../Text';
 import { webData } from '../webData';
+import { t } from '../../i18n';
 
 export interface HeaderProps {
   user: User | null;
@@ -27,13 +28,13 @@ export function Header({ user, newCount, live = 'off', onToggleSidebar, onOpenNo
       role="banner"
       style={[styles.header, { height: layout.headerHeight, backgroundColor: colors.surface, borderColor: colors.border }]}
     >
-      <IconButton icon="menu" accessibilityLabel="Toggle sidebar" testID="sidebar-toggle" onPress={onToggleSidebar} />
+      <IconButton icon="menu" accessibilityLabel={t('Toggle sidebar')} testID="sidebar-toggle" onPress={onToggleSidebar} />
       <View style={[styles.search, { borderColor: colors.border, backgroundColor: colors.input }]}>
         <Icon name="search" size={16} color={colors.textMuted} />
         <TextInput
           testID="header-search"
-          accessibilityLabel="Search"
-          placeholder="Search..."
+          accessibilityLabel={t('Search')}
+          placeholder={t('Search...')}
           placeholderTextColor={colors.textMuted}
           inputMode="search"
           style={[styles.searchInput, { color: colors.text }]}
@@ -42,13 +43,13 @@ export function Header({ user, newCount, live = 'off', onToggleSidebar, onOpenNo
       <View style={styles.actions}>
         <IconButton
           icon={scheme === 'dark' ? 'sun' : 'moon'}
-          accessibilityLabel={scheme === 'dark' ? 'Switch to light theme' : 'Switch to dark theme'}
+          accessibilityLabel={scheme === 'dark' ? t('Switch to light theme') : t('Switch to dark theme')}
           testID="theme-toggle"
           onPress={toggle}
         />
         <IconButton
           icon="bell"
-          accessibilityLabel={newCount > 0 ? `Notifications, ${newCount > 99 ? '99+' : newCount} unread` : 'Notifications'}
+          accessibilityLabel={newCount > 0 ? t('Notifications, {{count}} unread', { count: newCount > 99 ? '99+' : String(newCount) }) : t('Notifications')}
           testID="notifications-button"
           onPress={onOpenNotifications}
           {...webData({ live })}
@@ -65,7 +66,7 @@ export function Header({ user, newCount, live = 'off', onToggleSidebar, onOpenNo
         <Pressable
           testID="profile-button"
           accessibilityRole="button"
-          accessibilityLabel={`${initials(user?.full_name)} – open profile menu`}
+          accessibilityLabel={t('{{initials}} – open profile menu', { initials: initials(user?.full_name) })}
           onPress={onOpenProfile}
           style={[styles.avatar, { backgroundColor: colors.primaryMuted }]}
         >

@@ -2,6 +2,7 @@ import { StyleSheet, View } from 'react-native';
 
 import { fontSize, radius, useTheme } from '../../theme';
 import { Text } from '../Text';
+import { t } from '../../i18n';
 
 /** Placeholder logo + name. */
 export function Logo({ showName }: { showName: boolean }) {
@@ -13,7 +14,7 @@ export function Logo({ showName }: { showName: boolean }) {
       </View>
       {showName ? (
         <Text variant="subtitle" numberOfLines={1} style={styles.name}>
-          Meridian
+          {t('Meridian')}
         </Text>
       ) : null}
     </View>

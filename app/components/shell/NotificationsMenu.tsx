@@ -6,6 +6,7 @@ import { Button } from '../Button';
 import { NotificationRow } from '../NotificationRow';
 import { Popover } from '../Popover';
 import { Text } from '../Text';
+import { t } from '../../i18n';
 
 export interface NotificationsMenuProps {
   visible: boolean;
@@ -27,17 +28,17 @@ export function NotificationsMenu({ visible, onClose, onViewAll }: Notifications
       right={8}
       width={layout.notificationsPanelWidth}
       testID="notifications-panel"
-      accessibilityLabel="Notifications"
+      accessibilityLabel={t('Notifications')}
     >
       <View style={[styles.header, { borderColor: colors.border }]}>
         <Text variant="subtitle" role="heading" aria-level={2}>
-          Notifications
+          {t('Notifications')}
         </Text>
       </View>
       <ScrollView style={{ maxHeight: height * 0.5 }}>
         {panelItems.length === 0 ? (
           <Text variant="muted" style={styles.empty} testID="notifications-empty">
-            No notifications found
+            {t('No notifications found')}
           </Text>
         ) : (
           panelItems.map((n) => (
@@ -54,7 +55,7 @@ export function NotificationsMenu({ visible, onClose, onViewAll }: Notifications
       </ScrollView>
       <View style={[styles.footer, { borderColor: colors.border }]}>
         <Button
-          title="View All Notifications"
+          title={t('View All Notifications')}
           variant="outline"
           size="sm"
           testID="notifications-view-all"
@@ -62,7 +63,7 @@ export function NotificationsMenu({ visible, onClose, onViewAll }: Notifications
           fullWidth
         />
         <Text variant="small" style={styles.count} testID="notifications-count">
-          {`You have ${newCount} new notifications`}
+          {t('You have {{count}} new notifications', { count: newCount })}
         </Text>
       </View>
     </Popover>

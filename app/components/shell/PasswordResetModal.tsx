@@ -6,6 +6,7 @@ import { toast } from '../../state/toast';
 import { Button } from '../Button';
 import { Modal } from '../Modal';
 import { TextField } from '../TextField';
+import { t } from '../../i18n';
 
 export interface PasswordResetModalProps {
   visible: boolean;
@@ -37,11 +38,11 @@ export function PasswordResetModal({ visible, onClose }: PasswordResetModalProps
       { old_password: oldPassword, new_password: newPassword },
       {
         onSuccess: () => {
-          toast.success('Password reset successful!');
+          toast.success(t('Password reset successful!'));
           close();
         },
         onError: (err) => {
-          toast.error(errorMessage(err, 'Failed to reset password'));
+          toast.error(errorMessage(err, t('Failed to reset password')));
         },
       },
     );
@@ -51,13 +52,13 @@ export function PasswordResetModal({ visible, onClose }: PasswordResetModalProps
     <Modal
       visible={visible}
       onClose={close}
-      title="Reset Password"
+      title={t('Reset Password')}
       testID="password-reset-modal"
       footer={
         <>
-          <Button title="Cancel" variant="outline" onPress={close} testID="password-reset-cancel" />
+          <Button title={t('Cancel')} variant="outline" onPress={close} testID="password-reset-cancel" />
           <Button
-            title={reset.isPending ? 'Resetting...' : 'Reset Password'}
+            title={reset.isPending ? t('Resetting...') : t('Reset Password')}
             onPress={submit}
             disabled={reset.isPending}
             testID="password-reset-submit"
@@ -66,7 +67,7 @@ export function PasswordResetModal({ visible, onClose }: PasswordResetModalProps
       }
     >
       <TextField
-        label="Old Password"
+        label={t('Old Password')}
         type="password"
         required
         value={oldPassword}
@@ -76,7 +77,7 @@ export function PasswordResetModal({ visible, onClose }: PasswordResetModalProps
         autoComplete="current-password"
       />
       <TextField
-        label="New Password"
+        label={t('New Password')}
         type="password"
         required
         value={newPassword}

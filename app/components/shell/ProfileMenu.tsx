@@ -6,6 +6,7 @@ import { layout, spacing, useTheme } from '../../theme';
 import { Icon, type IconName } from '../Icon';
 import { Popover } from '../Popover';
 import { Text } from '../Text';
+import { t } from '../../i18n';
 
 export interface ProfileMenuProps {
   visible: boolean;
@@ -28,19 +29,19 @@ export function ProfileMenu({ visible, user, onClose, onPasswordReset, onSecurit
       right={8}
       width={layout.profileMenuWidth}
       testID="profile-menu"
-      accessibilityLabel="My Account"
+      accessibilityLabel={t('My Account')}
     >
       <View style={[styles.header, { borderColor: colors.border }]}>
-        <Text variant="label">My Account</Text>
+        <Text variant="label">{t('My Account')}</Text>
         {user ? (
           <Text variant="small" numberOfLines={1}>
             {user.email}
           </Text>
         ) : null}
       </View>
-      <MenuItem icon="lock" label="Password Reset" testID="menu-password-reset" onPress={onPasswordReset} />
-      <MenuItem icon="shield" label="Security" testID="menu-security" onPress={onSecurity} />
-      <MenuItem icon="log-out" label="Logout" testID="menu-logout" onPress={onLogout} />
+      <MenuItem icon="lock" label={t('Password Reset')} testID="menu-password-reset" onPress={onPasswordReset} />
+      <MenuItem icon="shield" label={t('Security')} testID="menu-security" onPress={onSecurity} />
+      <MenuItem icon="log-out" label={t('Logout')} testID="menu-logout" onPress={onLogout} />
     </Popover>
   );
 }

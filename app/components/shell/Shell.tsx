@@ -1,5 +1,8 @@
 import { useState, type ReactNode } from 'react';
-import { Platform, Pressable, ScrollView, StyleSheet, View, useWindowDimensions } from 'react-native';
+import { Platform, Pressable, RefreshControl, ScrollView, StyleSheet, View, useWindowDimensions } from 'react-native';
+
+import { usePullToRefresh } from '../../hooks/usePullToRefresh';
+import { OfflineBanner } from '../OfflineBanner';
 import { useSafeAreaInsets } from 'react-native-safe-area-context';
 
 import type { AppRouteName } from '../../navigators/routes';
@@ -15,6 +18,7 @@ import { NotificationsMenu } from './NotificationsMenu';
 import { PasswordResetModal } from './PasswordResetModal';
 import { ProfileMenu } from './ProfileMenu';
 import { Sidebar } from './Sidebar';
+import { t } from '../../i18n';
 
 export interface ShellProps {
   /** The page is a virtualized list that scrolls itself (Android/iOS); the web always scrolls the page. */
@@ -43,6 +47,7 @@ export function Shell({ pageScrollsItself = false, user, activeRoute, onNavigate
   const { newCount, connection } = useNotificationCenter();
   const [menu, setMenu] = useState<'none' | 'notifications' | 'profile'>('none');
   const [resetOpen, setResetOpen] = useState(false);
+  const pull = usePullToRefresh();
 
   const navigate = (route: AppRouteName) => {
     if (sidebar.narrow) sidebar.collapse();
@@ -80,13 +85,19 @@ export function Shell({ pageScrollsItself = false, user, activeRoute, onNavigate
           onOpenNotifications={() => setMenu('notifications')}
           onOpenProfile={() => setMenu('profile')}
         />
+        <OfflineBanner />
         {pageScrollsItself && Platform.OS !== 'web' ? (
           // A long list scrolls itself and shows the footer after its last row.
           <View testID="content" style={styles.content}>
             <PageFooterContext.Provider value={<Footer />}>{children}</PageFooterContext.Provider>
           </View>
         ) : (
-          <ScrollView testID="content" style={styles.content} contentContainerStyle={styles.contentInner}>
+          <ScrollView
+            testID="content"
+            style={styles.content}
+            contentContainerStyle={styles.contentInner}
+            refreshControl={Platform.OS === 'web' ? undefined : <RefreshControl testID="pull-to-refresh" refreshing={pull.refreshing} onRefresh={pull.onRefresh} />}
+          >
             <View style={styles.page}>{children}</View>
             <Footer />
           </ScrollView>
@@ -96,7 +107,7 @@ export function Shell({ pageScrollsItself = false, user, activeRoute, onNavigate
         <>
           <Pressable
             testID="sidebar-backdrop"
-            accessibilityLabel="Close sidebar"
+            accessibilityLabel={t('Close sidebar')}
             onPress={sidebar.outsideClick}
             style={[StyleSheet.absoluteFill, { backgroundColor: colors.backdrop, zIndex: 20 }]}
           />
@@ -104,7 +115,7 @@ export function Shell({ pageScrollsItself = false, user, activeRoute, onNavigate
             testID="sidebar-drawer"
             role="dialog"
             aria-modal
-            aria-label="Navigation"
+            aria-label={t('Navigation')}
             onAccessibilityEscape={sidebar.collapse}
             style={[styles.drawer, { top: insets.top, bottom: insets.bottom, left: insets.left }]}
           >

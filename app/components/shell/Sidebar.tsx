@@ -9,6 +9,7 @@ import { Icon, type IconName } from '../Icon';
 import { Text } from '../Text';
 import { Logo } from './Logo';
 import { webData } from '../webData';
+import { t } from '../../i18n';
 
 export interface SidebarProps {
   open: boolean;
@@ -26,7 +27,7 @@ export function Sidebar({ open, width, role, activeRoute, onNavigate }: SidebarP
     <View
       testID="sidebar"
       role="navigation"
-      aria-label="Main"
+      aria-label={t('Main')}
       {...webData({ state: open ? 'expanded' : 'collapsed' })}
       style={[styles.sidebar, { width, backgroundColor: colors.sidebar, borderColor: colors.border }]}
     >

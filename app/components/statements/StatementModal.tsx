@@ -9,11 +9,13 @@ import { thisMonth } from '../../utils/format';
 import { statementFormError } from '../../utils/validation';
 import { FormModal } from '../FormModal';
 import { Select } from '../Select';
-import { TextField } from '../TextField';
+import { DateField } from '../DateField';
+import { t } from '../../i18n';
 
-const FORMATS: { label: string; value: StatementFormat }[] = [
-  { label: 'CSV (spreadsheet)', value: 'csv' },
-  { label: 'PDF', value: 'pdf' },
+const FORMATS = (): { label: string; value: StatementFormat }[] =>
+  [
+  { label: t('CSV (spreadsheet)'), value: 'csv' },
+  { label: t('PDF'), value: 'pdf' },
 ];
 
 interface StatementForm {
@@ -51,28 +53,28 @@ export function StatementModal({ visible, onClose, account }: { visible: boolean
       { account_id: form.account, from: form.from.trim(), to: form.to.trim(), format: form.format },
       {
         onSuccess: (saved) => {
-          toast.success(`Statement downloaded: ${saved.filename}`);
+          toast.success(t('Statement downloaded: {{file}}', { file: saved.filename }));
           onClose();
         },
-        onError: (err) => toast.error(errorMessage(err, 'Failed to download the statement')),
+        onError: (err) => toast.error(errorMessage(err, t('Failed to download the statement'))),
       },
     );
   };
 
   return (
-    <FormModal visible={visible} onClose={onClose} title="Download statement" submitTitle="Download" onSubmit={submit} submitting={download.isPending} testIDPrefix="statement">
+    <FormModal visible={visible} onClose={onClose} title={t('Download statement')} submitTitle={t('Download')} onSubmit={submit} submitting={download.isPending} testIDPrefix="statement">
       <Select<string>
-        label="Account"
+        label={t('Account')}
         required
-        placeholder="Select an account"
+        placeholder={t('Select an account')}
         options={(accounts.data ?? []).map((a) => ({ label: `${a.account_number} (${a.type_name})`, value: a.account_number }))}
         value={form.account}
         onChange={(v) => set('account', v)}
         testID="statement-account"
       />
-      <TextField label="From" required placeholder="YYYY-MM-DD" autoCapitalize="none" autoCorrect={false} value={form.from} onChangeText={(v) => set('from', v)} testID="statement-from" />
-      <TextField label="To" required placeholder="YYYY-MM-DD" autoCapitalize="none" autoCorrect={false} value={form.to} onChangeText={(v) => set('to', v)} testID="statement-to" />
-      <Select<StatementFormat> label="Format" required options={FORMATS} value={form.format} onChange={(v) => set('format', v ?? 'csv')} testID="statement-format" />
+      <DateField mode="date" label={t('From')} required placeholder={t('YYYY-MM-DD')} value={form.from} onChangeText={(v) => set('from', v)} testID="statement-from" />
+      <DateField mode="date" label={t('To')} required placeholder={t('YYYY-MM-DD')} value={form.to} onChangeText={(v) => set('to', v)} testID="statement-to" />
+      <Select<StatementFormat> label={t('Format')} required options={FORMATS()} value={form.format} onChange={(v) => set('format', v ?? 'csv')} testID="statement-format" />
     </FormModal>
   );
 }

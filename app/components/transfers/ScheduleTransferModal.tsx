@@ -10,18 +10,21 @@ import type { Payee, ScheduleFrequency } from '../../services/api/types';
 import { toast } from '../../state/toast';
 import { useThemed, type ThemedStyle } from '../../theme';
 import { formatMoney, localDateTimeText } from '../../utils/format';
-import { scheduleFormError, scheduleTimes, type ScheduleFormValues } from '../../utils/validation';
+import { amountForApi, scheduleFormError, scheduleTimes, type ScheduleFormValues } from '../../utils/validation';
 import { FormModal } from '../FormModal';
 import { PayeePicker } from '../payees/PayeePicker';
 import { RecipientName } from '../payees/RecipientName';
 import { Select } from '../Select';
+import { DateField } from '../DateField';
 import { TextField } from '../TextField';
+import { t } from '../../i18n';
 
-export const FREQUENCIES: { label: string; value: ScheduleFrequency }[] = [
-  { label: 'Once', value: 'once' },
-  { label: 'Daily', value: 'daily' },
-  { label: 'Weekly', value: 'weekly' },
-  { label: 'Monthly', value: 'monthly' },
+export const FREQUENCIES = (): { label: string; value: ScheduleFrequency }[] =>
+  [
+  { label: t('Once'), value: 'once' },
+  { label: t('Daily'), value: 'daily' },
+  { label: t('Weekly'), value: 'weekly' },
+  { label: t('Monthly'), value: 'monthly' },
 ];
 
 /** The next full hour, as the first run's default. */
@@ -71,17 +74,17 @@ export function ScheduleTransferModal({ visible, onClose }: { visible: boolean; 
       {
         account_id: form.from,
         to_account_id: form.to.trim(),
-        amount: form.amount.trim(),
+        amount: amountForApi(form.amount),
         description: form.description.trim(),
         frequency: form.frequency,
         ...scheduleTimes(form),
       },
       {
         onSuccess: () => {
-          toast.success('Transfer scheduled');
+          toast.success(t('Transfer scheduled'));
           close();
         },
-        onError: (err) => toast.error(errorMessage(err, 'Failed to schedule the transfer')),
+        onError: (err) => toast.error(errorMessage(err, t('Failed to schedule the transfer'))),
         onSettled: () => {
           inFlight.current = false;
         },
@@ -90,11 +93,11 @@ export function ScheduleTransferModal({ visible, onClose }: { visible: boolean; 
   };
 
   return (
-    <FormModal visible={visible} onClose={close} title="Schedule a transfer" submitTitle="Schedule" onSubmit={submit} submitting={create.isPending} testIDPrefix="schedule">
+    <FormModal visible={visible} onClose={close} title={t('Schedule a transfer')} submitTitle={t('Schedule')} onSubmit={submit} submitting={create.isPending} testIDPrefix="schedule">
       <Select<string>
-        label="From Account"
+        label={t('From Account')}
         required
-        placeholder="Select an account"
+        placeholder={t('Select an account')}
         options={(accounts.data ?? []).map((a) => ({ label: `${a.account_number} (${formatMoney(a.balance, a.currency)})`, value: a.account_number }))}
         value={form.from}
         onChange={(v) => set('from', v)}
@@ -108,7 +111,7 @@ export function ScheduleTransferModal({ visible, onClose }: { visible: boolean; 
       />
       <View style={themed($stack)}>
         <TextField
-          label="Recipient Account Number"
+          label={t('Recipient Account Number')}
           required
           value={form.to}
           onChangeText={(v) => setForm((f) => ({ ...f, to: v, payee: f.payee && f.payee.account_number === v.trim() ? f.payee : null }))}
@@ -118,34 +121,32 @@ export function ScheduleTransferModal({ visible, onClose }: { visible: boolean; 
         />
         <RecipientName name={recipientName} testID="schedule-recipient-name" />
       </View>
-      <TextField label="Amount" required type="number" placeholder="0.00" value={form.amount} onChangeText={(v) => set('amount', v)} testID="schedule-amount" />
-      <TextField label="Description (optional)" value={form.description} onChangeText={(v) => set('description', v)} maxLength={255} testID="schedule-description" />
-      <TextField
-        label="First run"
+      <TextField label={t('Amount')} required type="number" placeholder="0.00" value={form.amount} onChangeText={(v) => set('amount', v)} testID="schedule-amount" />
+      <TextField label={t('Description (optional)')} value={form.description} onChangeText={(v) => set('description', v)} maxLength={255} testID="schedule-description" />
+      <DateField
+        mode="datetime"
+        label={t('First run')}
         required
-        placeholder="YYYY-MM-DD HH:MM"
-        hint="Your local time, e.g. 2026-12-01 09:30"
-        autoCapitalize="none"
-        autoCorrect={false}
+        placeholder={t('YYYY-MM-DD HH:MM')}
+        hint={t('Your local time, e.g. 2026-12-01 09:30')}
         value={form.firstRun}
         onChangeText={(v) => set('firstRun', v)}
         testID="schedule-first-run"
       />
       <Select<ScheduleFrequency>
-        label="Frequency"
+        label={t('Frequency')}
         required
-        options={FREQUENCIES}
+        options={FREQUENCIES()}
         value={form.frequency}
         onChange={(v) => set('frequency', v ?? 'once')}
         testID="schedule-frequency"
       />
       {form.frequency !== 'once' ? (
-        <TextField
-          label="End date (optional)"
-          placeholder="YYYY-MM-DD"
-          hint="The last day a run may happen; empty: until you cancel it"
-          autoCapitalize="none"
-          autoCorrect={false}
+        <DateField
+          mode="date"
+          label={t('End date (optional)')}
+          placeholder={t('YYYY-MM-DD')}
+          hint={t('The last day a run may happen; empty: until you cancel it')}
           value={form.until}
           onChangeText={(v) => set('until', v)}
           testID="schedule-until"

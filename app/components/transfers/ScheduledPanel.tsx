@@ -15,10 +15,12 @@ import { ConfirmDialog } from '../ConfirmDialog';
 import { DataTable, type Column } from '../DataTable';
 import { FREQUENCIES, ScheduleTransferModal } from './ScheduleTransferModal';
 import { ScheduledRunsModal } from './ScheduledRunsModal';
+import { t } from '../../i18n';
+import { statusLabel } from '../StatusBadge';
 
 const STATUS_TONE: Record<string, BadgeTone> = { active: 'info', completed: 'success', cancelled: 'neutral' };
 
-const frequencyLabel = (f: string) => FREQUENCIES.find((x) => x.value === f)?.label ?? f;
+const frequencyLabel = (f: string) => FREQUENCIES().find((x) => x.value === f)?.label ?? f;
 
 /** The Scheduled tab of Transfer Funds: the series with their next run, Cancel, and their past runs. */
 export function ScheduledPanel() {
@@ -28,41 +30,41 @@ export function ScheduledPanel() {
   const [formOpen, setFormOpen] = useState(false);
   const [cancelling, setCancelling] = useState<ScheduledTransfer | null>(null);
   const [runsOf, setRunsOf] = useState<ScheduledTransfer | null>(null);
-  useErrorToast(series.error, series.errorUpdatedAt, (err) => errorMessage(err, 'Failed to fetch scheduled transfers'));
+  useErrorToast(series.error, series.errorUpdatedAt, (err) => errorMessage(err, t('Failed to fetch scheduled transfers')));
 
   const confirmCancel = () => {
     if (!cancelling || cancel.isPending) return;
     cancel.mutate(cancelling.id, {
-      onSuccess: () => toast.success('Scheduled transfer cancelled'),
-      onError: (err) => toast.error(errorMessage(err, 'Failed to cancel the scheduled transfer')),
+      onSuccess: () => toast.success(t('Scheduled transfer cancelled')),
+      onError: (err) => toast.error(errorMessage(err, t('Failed to cancel the scheduled transfer'))),
       onSettled: () => setCancelling(null),
     });
   };
 
   const columns: Column<ScheduledTransfer>[] = [
-    { key: 'next_run_at', title: 'Next run', render: (s) => (s.status === 'active' ? localDateTimeText(s.next_run_at) || '-' : '-') },
-    { key: 'frequency', title: 'Frequency', render: (s) => frequencyLabel(s.frequency) },
-    { key: 'to', title: 'To Account', render: (s) => s.to_account_id },
-    { key: 'amount', title: 'Amount', render: (s) => formatMoney(s.amount, s.currency) },
-    { key: 'until', title: 'Ends', render: (s) => (s.frequency === 'once' ? '-' : s.until ? localDateTimeText(s.until).slice(0, 10) : 'Never') },
+    { key: 'next_run_at', title: t('Next run'), render: (s) => (s.status === 'active' ? localDateTimeText(s.next_run_at) || '-' : '-') },
+    { key: 'frequency', title: t('Frequency'), render: (s) => frequencyLabel(s.frequency) },
+    { key: 'to', title: t('To Account'), render: (s) => s.to_account_id },
+    { key: 'amount', title: t('Amount'), render: (s) => formatMoney(s.amount, s.currency) },
+    { key: 'until', title: t('Ends'), render: (s) => (s.frequency === 'once' ? '-' : s.until ? localDateTimeText(s.until).slice(0, 10) : 'Never') },
     {
       key: 'status',
-      title: 'Status',
-      render: (s) => <Badge label={s.status} tone={STATUS_TONE[s.status] ?? 'neutral'} testID={`schedule-status-${s.id}`} accessibilityLabel={`Status ${s.status}`} />,
+      title: t('Status'),
+      render: (s) => <Badge label={statusLabel(s.status)} tone={STATUS_TONE[s.status] ?? 'neutral'} testID={`schedule-status-${s.id}`} accessibilityLabel={t('Status {{status}}', { status: statusLabel(s.status) })} />,
     },
     {
       key: 'actions',
-      title: 'Actions',
+      title: t('Actions'),
       flex: 1.6,
       render: (s) => (
         <View style={themed($actions)}>
-          <Button title="Runs" variant="outline" size="sm" accessibilityLabel={`Past runs of the transfer to ${s.to_account_id}`} testID={`schedule-runs-${s.id}`} onPress={() => setRunsOf(s)} />
+          <Button title={t('Runs')} variant="outline" size="sm" accessibilityLabel={t('Past runs of the transfer to {{number}}', { number: s.to_account_id })} testID={`schedule-runs-${s.id}`} onPress={() => setRunsOf(s)} />
           {s.status === 'active' ? (
             <Button
-              title="Cancel"
+              title={t('Cancel')}
               variant="outline"
               size="sm"
-              accessibilityLabel={`Cancel the scheduled transfer to ${s.to_account_id}`}
+              accessibilityLabel={t('Cancel the scheduled transfer to {{number}}', { number: s.to_account_id })}
               testID={`schedule-cancel-${s.id}`}
               onPress={() => setCancelling(s)}
             />
@@ -74,9 +76,9 @@ export function ScheduledPanel() {
 
   return (
     <Card
-      title="Scheduled transfers"
+      title={t('Scheduled transfers')}
       testID="scheduled-panel"
-      action={<Button title="Schedule transfer" icon="calendar" size="sm" testID="schedule-open" onPress={() => setFormOpen(true)} />}
+      action={<Button title={t('Schedule transfer')} icon="calendar" size="sm" testID="schedule-open" onPress={() => setFormOpen(true)} />}
     >
       <DataTable
         testID="scheduled-table"
@@ -84,17 +86,17 @@ export function ScheduledPanel() {
         data={series.isError ? [] : series.data}
         keyExtractor={(s) => String(s.id)}
         loading={series.isPending}
-        loadingText="Loading scheduled transfers..."
-        error={series.isError ? 'Failed to load scheduled transfers' : null}
-        emptyText="No scheduled transfers."
+        loadingText={t('Loading scheduled transfers...')}
+        error={series.isError ? t('Failed to load scheduled transfers') : null}
+        emptyText={t('No scheduled transfers.')}
         stackedRole="list"
       />
       <ScheduleTransferModal visible={formOpen} onClose={() => setFormOpen(false)} />
       <ScheduledRunsModal series={runsOf} onClose={() => setRunsOf(null)} />
       <ConfirmDialog
         visible={cancelling !== null}
-        title="Cancel scheduled transfer"
-        message={cancelling ? `Cancel the ${frequencyLabel(cancelling.frequency).toLowerCase()} transfer of ${formatMoney(cancelling.amount, cancelling.currency)} to ${cancelling.to_account_id}? Past runs stay in your history.` : ''}
+        title={t('Cancel scheduled transfer')}
+        message={cancelling ? t('Cancel the {{frequency}} transfer of {{amount}} to {{number}}? Past runs stay in your history.', { frequency: frequencyLabel(cancelling.frequency).toLowerCase(), amount: formatMoney(cancelling.amount, cancelling.currency), number: cancelling.to_account_id }) : ''}
         confirmLabel="Cancel transfer"
         cancelLabel="Keep it"
         busy={cancel.isPending}

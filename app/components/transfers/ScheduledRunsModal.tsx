@@ -6,32 +6,35 @@ import { localDateTimeText } from '../../utils/format';
 import { Badge } from '../Badge';
 import { DataTable, type Column } from '../DataTable';
 import { Modal } from '../Modal';
+import { t } from '../../i18n';
+import { statusLabel } from '../StatusBadge';
 
-const columns: Column<ScheduledRun>[] = [
-  { key: 'run_at', title: 'Ran at', render: (r) => localDateTimeText(r.run_at) },
+const columns = (): Column<ScheduledRun>[] =>
+  [
+  { key: 'run_at', title: t('Ran at'), render: (r) => localDateTimeText(r.run_at) },
   {
     key: 'status',
-    title: 'Status',
-    render: (r) => <Badge label={r.status} tone={r.status === 'succeeded' ? 'success' : 'danger'} accessibilityLabel={`Status ${r.status}`} />,
+    title: t('Status'),
+    render: (r) => <Badge label={statusLabel(r.status)} tone={r.status === 'succeeded' ? 'success' : 'danger'} accessibilityLabel={t('Status {{status}}', { status: statusLabel(r.status) })} />,
   },
-  { key: 'reason', title: 'Reason', flex: 2, render: (r) => r.reason ?? '' },
+  { key: 'reason', title: t('Reason'), flex: 2, render: (r) => r.reason ?? '' },
 ];
 
 /** One series' past runs (GET /api/user/scheduled-transfers/{id}/runs), newest first. */
 export function ScheduledRunsModal({ series, onClose }: { series: ScheduledTransfer | null; onClose: () => void }) {
   const runs = useScheduledRuns(series?.id ?? null);
-  useErrorToast(runs.error, runs.errorUpdatedAt, (err) => errorMessage(err, 'Failed to fetch past runs'));
+  useErrorToast(runs.error, runs.errorUpdatedAt, (err) => errorMessage(err, t('Failed to fetch past runs')));
   return (
-    <Modal visible={series !== null} onClose={onClose} title={series ? `Past runs: to ${series.to_account_id}` : 'Past runs'} testID="schedule-runs-modal" maxWidth={640}>
+    <Modal visible={series !== null} onClose={onClose} title={series ? t('Past runs: to {{number}}', { number: series.to_account_id }) : t('Past runs')} testID="schedule-runs-modal" maxWidth={640}>
       <DataTable
         testID="schedule-runs-table"
-        columns={columns}
+        columns={columns()}
         data={runs.isError ? [] : runs.data}
         keyExtractor={(r, i) => `${r.run_at}-${i}`}
         loading={runs.isPending}
-        loadingText="Loading runs..."
-        error={runs.isError ? 'Failed to load runs' : null}
-        emptyText="No runs yet."
+        loadingText={t('Loading runs...')}
+        error={runs.isError ? t('Failed to load runs') : null}
+        emptyText={t('No runs yet.')}
         stackedRole="list"
       />
     </Modal>

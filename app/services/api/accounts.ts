@@ -1,21 +1,21 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 
 import { isAdmin, useSession } from '../../state/session';
-import { api } from './client';
+import { client } from './typed';
 import { invalidateMoneyQueries, queryKeys } from './keys';
-import type { Account, AccountLookup, AccountPayload, AccountType } from './types';
+import type { AccountPayload } from './types';
 
 export const accountsApi = {
   /** The caller's open accounts. */
-  mine: () => api.get<Account[]>('/user/accounts'),
+  mine: () => client.GET('/api/user/accounts'),
   /** Every customer's accounts (Admin). */
-  all: () => api.get<Account[]>('/admin/accounts'),
-  types: () => api.get<AccountType[]>('/user/account-types'),
-  create: (payload: AccountPayload) => api.post<Account>('/user/accounts', payload),
-  update: (id: number, payload: AccountPayload) => api.put<Account>(`/user/accounts/${id}`, payload),
-  remove: (id: number) => api.del(`/user/accounts/${id}`),
+  all: () => client.GET('/api/admin/accounts'),
+  types: () => client.GET('/api/user/account-types'),
+  create: (payload: AccountPayload) => client.POST('/api/user/accounts', { body: payload }),
+  update: (id: number, payload: AccountPayload) => client.PUT('/api/user/accounts/{id}', { params: { path: { id } }, body: payload }),
+  remove: (id: number) => client.DELETE('/api/user/accounts/{id}', { params: { path: { id } } }),
   lookup: (accountNumber: string) =>
-    api.get<AccountLookup>('/user/account-details', { account_number: accountNumber }),
+    client.GET('/api/user/account-details', { params: { query: { account_number: accountNumber } } }),
 };
 
 /** The signed-in user's accounts, or all accounts for an Admin. */

@@ -1,16 +1,17 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 
-import { api } from './client';
+import { client } from './typed';
 import { queryKeys } from './keys';
 import type { AdminUserRow, AuditChainVerification, AuditLog, AuditLogPage, Role } from './types';
+import { t } from '../../i18n';
 
 export const adminApi = {
-  users: () => api.get<AdminUserRow[]>('/admin/users'),
-  setStatus: (id: number, isActive: boolean) => api.put<AdminUserRow>(`/admin/users/${id}/status`, { is_active: isActive }),
+  users: () => client.GET('/api/admin/users'),
+  setStatus: (id: number, isActive: boolean) => client.PUT('/api/admin/users/{id}/status', { params: { path: { id } }, body: { is_active: isActive } }),
   assignRole: (userId: number, role: Role) =>
-    api.post<{ message: string; user: AdminUserRow }>('/admin/assign-roles', { user_id: userId, roles: [role] }),
-  auditLogs: (query: { limit?: number; before?: string } = {}) => api.get<AuditLogPage>('/admin/audit-logs', query),
-  auditChain: () => api.get<AuditChainVerification>('/admin/audit-logs/verify'),
+    client.POST('/api/admin/assign-roles', { body: { user_id: userId, roles: [role] } }),
+  auditLogs: (query: { limit?: number; before?: string } = {}) => client.GET('/api/admin/audit-logs', { params: { query } }),
+  auditChain: () => client.GET('/api/admin/audit-logs/verify'),
 };
 
 export function useAdminUsers() {
@@ -47,7 +48,7 @@ export function useAssignRole() {
 /** The audit log answer did not hold an `audit_logs` array. */
 export class UnexpectedFormatError extends Error {
   constructor() {
-    super('Unexpected response format from server');
+    super(t('Unexpected response format from server'));
     this.name = 'UnexpectedFormatError';
   }
 }

@@ -1,26 +1,24 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 
 import { sessionStore, useSession } from '../../state/session';
-import { api } from './client';
+import { unregisterPush } from '../push';
+import { client } from './typed';
 import { queryKeys } from './keys';
 import type {
   LoginAnswer,
   LoginPayload,
   LoginResponse,
   TwoFactorChallenge,
-  MessageResponse,
   PasswordResetPayload,
   RegisterPayload,
-  RegisterResponse,
-  User,
 } from './types';
 
 export const authApi = {
-  login: (payload: LoginPayload) => api.post<LoginAnswer>('/auth/login', payload),
-  register: (payload: RegisterPayload) => api.post<RegisterResponse>('/auth/register', payload),
-  logout: () => api.post<void>('/auth/logout'),
-  me: () => api.get<User>('/auth/me'),
-  passwordReset: (payload: PasswordResetPayload) => api.post<MessageResponse>('/user/password-reset', payload),
+  login: (payload: LoginPayload) => client.POST('/api/auth/login', { body: payload }),
+  register: (payload: RegisterPayload) => client.POST('/api/auth/register', { body: payload }),
+  logout: () => client.POST('/api/auth/logout'),
+  me: () => client.GET('/api/auth/me'),
+  passwordReset: (payload: PasswordResetPayload) => client.POST('/api/user/password-reset', { body: payload }),
 };
 
 /** Whether a sign-in answer asks for the second step (two-factor sign-in is on). */
@@ -85,6 +83,8 @@ export function useMe(enabled = true) {
  */
 export async function signOut(options: { explicit?: boolean } = {}): Promise<void> {
   const hadToken = sessionStore.getState().token !== null;
+  // This phone stops receiving pushes first, while the session can still say so.
+  if (hadToken) await unregisterPush();
   const revoke = hadToken ? authApi.logout().catch(() => undefined) : Promise.resolve();
   await sessionStore.signOut(options);
   await revoke;

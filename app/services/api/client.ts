@@ -2,6 +2,7 @@ import { apiBaseUrl } from '../../config';
 import { sessionStore } from '../../state/session';
 import { TWO_FACTOR_REQUIRED_CODE, twoFactorGate } from '../../state/twoFactorGate';
 import type { ApiErrorBody } from './types';
+import { t } from '../../i18n';
 
 /**
  * An error answer of the API. `serverMessage` is the server's `error` field
@@ -24,9 +25,10 @@ export class ApiError extends Error {
     this.fields = body?.fields;
   }
 
-  /** 'Not Found', 'Unauthorized'... for error pages. */
+  /** 'Not Found', 'Unauthorized'... for error pages, in the user's language. */
   get statusText(): string {
-    return STATUS_TEXT[this.status] ?? '';
+    const text = STATUS_TEXT[this.status];
+    return text ? t(text) : '';
   }
 }
 
@@ -52,9 +54,14 @@ function pickServerMessage(body: ApiErrorBody | undefined): string | undefined {
   return undefined;
 }
 
-/** The server's message when the error carries one, else `fallback`. */
+/**
+ * The server's message when the error carries one, else `fallback`. The
+ * server writes English sentences; one the catalog knows (they are its keys:
+ * "Insufficient funds", "Account not found"...) is shown in the user's
+ * language, any other as the server wrote it.
+ */
 export function errorMessage(error: unknown, fallback: string): string {
-  if (error instanceof ApiError && error.serverMessage) return error.serverMessage;
+  if (error instanceof ApiError && error.serverMessage) return t(error.serverMessage);
   return fallback;
 }
 
@@ -142,7 +149,7 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
       });
     } catch (cause) {
       if ((cause as { name?: string })?.name === 'AbortError') throw cause;
-      throw new ApiError(0, undefined, 'Network error: the server could not be reached');
+      throw new ApiError(0, undefined, t('Network error: the server could not be reached'));
     }
 
     remember(response);
@@ -150,7 +157,7 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
       if (response.status === 401) config.onUnauthorized();
       const parsed = await readBody(response);
       const errorBody = parsed !== null && typeof parsed === 'object' ? (parsed as ApiErrorBody) : undefined;
-      const error = new ApiError(response.status, errorBody, `Request failed with status ${response.status}`);
+      const error = new ApiError(response.status, errorBody, t('Request failed with status {{status}}', { status: response.status }));
       if (response.status === 403) config.onForbidden?.(error, path);
       throw error;
     }

@@ -1,12 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 
-import { api } from './client';
+import { client } from './typed';
 import { queryKeys } from './keys';
-import type { PublicConfig } from './types';
 
 /** GET /api/config: no token needed. */
 export const configApi = {
-  get: () => api.get<PublicConfig>('/config'),
+  get: () => client.GET('/api/config'),
 };
 
 /** The server's public configuration; read once in a while (it changes only with a restart). */

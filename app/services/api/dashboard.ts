@@ -1,21 +1,15 @@
 import { useQuery } from '@tanstack/react-query';
 
 import { useSession } from '../../state/session';
-import { api } from './client';
+import { client } from './typed';
 import { queryKeys } from './keys';
-import type { AdminDashboardSummary, DashboardSummary, DataResponse, MonthlyPoint, Role } from './types';
+import type { AdminDashboardSummary, DashboardSummary, MonthlyPoint, Role } from './types';
 
 export const dashboardApi = {
   summary: async (role: Role): Promise<DashboardSummary | AdminDashboardSummary> =>
-    (
-      await api.get<DataResponse<DashboardSummary | AdminDashboardSummary>>(
-        role === 'Admin' ? '/admin/admindashboard/transactions-summary' : '/user/dashboard/transactions-summary',
-      )
-    ).data,
+    (role === 'Admin' ? await client.GET('/api/admin/admindashboard/transactions-summary') : await client.GET('/api/user/dashboard/transactions-summary')).data,
   monthly: (role: Role) =>
-    api.get<MonthlyPoint[]>(
-      role === 'Admin' ? '/admin/admindashboard/monthly-transactions' : '/user/dashboard/monthly-transactions',
-    ),
+    role === 'Admin' ? client.GET('/api/admin/admindashboard/monthly-transactions') : client.GET('/api/user/dashboard/monthly-transactions'),
 };
 
 export function useDashboardSummary() {

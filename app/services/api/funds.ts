@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 
-import { api } from './client';
+import { client } from './typed';
 import { invalidateMoneyQueries } from './keys';
-import type { FundsPayload, Transaction } from './types';
+import type { FundsPayload } from './types';
 
 /** Money in or out at the bank: only an administrator (contract §6 "Where money comes from"). */
 export type FundsKind = 'deposit' | 'withdraw';
@@ -10,7 +10,9 @@ export type FundsKind = 'deposit' | 'withdraw';
 export const fundsApi = {
   /** A CREDIT (`Deposit` when no description) or DEBIT (`Withdrawal`) on any customer's open account. */
   move: (kind: FundsKind, accountNumber: string, payload: FundsPayload) =>
-    api.post<Transaction>(`/admin/accounts/${encodeURIComponent(accountNumber)}/${kind}`, payload),
+    kind === 'deposit'
+      ? client.POST('/api/admin/accounts/{account_number}/deposit', { params: { path: { account_number: accountNumber } }, body: payload })
+      : client.POST('/api/admin/accounts/{account_number}/withdraw', { params: { path: { account_number: accountNumber } }, body: payload }),
 };
 
 /** Deposits into or withdraws from an account; balances, history and dashboards refresh. */

@@ -1,15 +1,15 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 
-import { api } from './client';
+import { client } from './typed';
 import { queryKeys } from './keys';
-import type { DailyLimit, DailyLimitPayload, UserLimit } from './types';
+import type { DailyLimit, DailyLimitPayload } from './types';
 
 export const limitsApi = {
   /** The caller's daily outgoing limit and today's use of it, one row per currency. */
-  mine: () => api.get<DailyLimit[]>('/user/limits'),
+  mine: () => client.GET('/api/user/limits'),
   /** Admin: sets one customer's daily outgoing limit (the same in each currency); null: back to the configured default. */
   setForUser: (userId: number, limit: DailyLimitPayload['daily_transfer_limit']) =>
-    api.put<UserLimit>(`/admin/users/${userId}/limits`, { daily_transfer_limit: limit } satisfies DailyLimitPayload),
+    client.PUT('/api/admin/users/{id}/limits', { params: { path: { id: userId } }, body: { daily_transfer_limit: limit } }),
 };
 
 /** GET /api/user/limits; refreshed by invalidateMoneyQueries after every money change. */

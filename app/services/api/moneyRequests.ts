@@ -1,9 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 
 import { useSession } from '../../state/session';
-import { api } from './client';
+import { client } from './typed';
 import { invalidateMoneyQueries, queryKeys } from './keys';
-import type { DataResponse, MoneyRequest, MoneyRequestPayload, Role } from './types';
+import type { MoneyRequest, MoneyRequestPayload, Role } from './types';
 
 /** The list as an array; anything else (a broken answer) is no requests. */
 function asList(list: unknown): MoneyRequest[] {
@@ -12,13 +12,13 @@ function asList(list: unknown): MoneyRequest[] {
 
 export const moneyRequestsApi = {
   /** The caller's requests, both directions: a bare array (contract §2). */
-  mine: async () => asList(await api.get<MoneyRequest[]>('/user/transactions/money-request')),
+  mine: async () => asList(await client.GET('/api/user/transactions/money-request')),
   /** Every customer's requests (Admin): `{data: [...]}`. */
-  all: async () => asList((await api.get<DataResponse<MoneyRequest[]>>('/admin/transactions/money-request'))?.data),
+  all: async () => asList((await client.GET('/api/admin/transactions/money-request'))?.data),
   list: (role: Role) => (role === 'Admin' ? moneyRequestsApi.all() : moneyRequestsApi.mine()),
-  create: (payload: MoneyRequestPayload) => api.post<DataResponse<MoneyRequest>>('/user/money-request', payload),
-  accept: (id: number) => api.put<DataResponse<MoneyRequest>>(`/user/accept-money-request/${id}`),
-  decline: (id: number) => api.put<DataResponse<MoneyRequest>>(`/user/decline-money-request/${id}`),
+  create: (payload: MoneyRequestPayload) => client.POST('/api/user/money-request', { body: payload }),
+  accept: (id: number) => client.PUT('/api/user/accept-money-request/{id}', { params: { path: { id } } }),
+  decline: (id: number) => client.PUT('/api/user/decline-money-request/{id}', { params: { path: { id } } }),
 };
 
 export function useMoneyRequests() {

@@ -1,8 +1,8 @@
-import { api } from './client';
-import type { NotificationFilter, ServerNotification } from './types';
+import { client } from './typed';
+import type { NotificationFilter } from './types';
 
 export const notificationsApi = {
   list: (filter: NotificationFilter = 'all') =>
-    api.get<ServerNotification[]>('/user/notifications', filter === 'all' ? undefined : { filter }),
-  markRead: (id: number | string) => api.put<void>(`/user/notifications/${id}/read`),
+    client.GET('/api/user/notifications', { params: { query: filter === 'all' ? undefined : { filter } } }),
+  markRead: (id: number | string) => client.PUT('/api/user/notifications/{id}/read', { params: { path: { id: Number(id) } } }),
 };

@@ -1,14 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 
-import { api } from './client';
+import { client } from './typed';
 import { queryKeys } from './keys';
 import type { Payee, PayeePayload } from './types';
 
 export const payeesApi = {
-  list: () => api.get<Payee[]>('/user/payees'),
+  list: () => client.GET('/api/user/payees'),
   /** 404 unknown account, 409 already saved, 422 one's own account: the server's sentence says which. */
-  create: (payload: PayeePayload) => api.post<Payee>('/user/payees', payload),
-  remove: (id: number) => api.del(`/user/payees/${id}`),
+  create: (payload: PayeePayload) => client.POST('/api/user/payees', { body: payload }),
+  remove: (id: number) => client.DELETE('/api/user/payees/{id}', { params: { path: { id } } }),
 };
 
 /** The caller's saved payees. */

@@ -1,15 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 
-import { api } from './client';
+import { client } from './typed';
 import { queryKeys } from './keys';
-import type { ScheduledRun, ScheduledTransfer, ScheduledTransferPayload } from './types';
+import type { ScheduledTransferPayload } from './types';
 
 export const scheduledApi = {
-  list: () => api.get<ScheduledTransfer[]>('/user/scheduled-transfers'),
-  create: (payload: ScheduledTransferPayload) => api.post<ScheduledTransfer>('/user/scheduled-transfers', payload),
+  list: () => client.GET('/api/user/scheduled-transfers'),
+  create: (payload: ScheduledTransferPayload) => client.POST('/api/user/scheduled-transfers', { body: payload }),
   /** Cancels the series (204); its past runs stay. */
-  cancel: (id: number) => api.del(`/user/scheduled-transfers/${id}`),
-  runs: (id: number) => api.get<ScheduledRun[]>(`/user/scheduled-transfers/${id}/runs`),
+  cancel: (id: number) => client.DELETE('/api/user/scheduled-transfers/{id}', { params: { path: { id } } }),
+  runs: (id: number) => client.GET('/api/user/scheduled-transfers/{id}/runs', { params: { path: { id } } }),
 };
 
 export function useScheduledTransfers(enabled = true) {

@@ -1148,7 +1148,7 @@ export interface paths {
         };
         /**
          * Receive notifications live (WebSocket)
-         * @description A WebSocket upgrade on the server's port. The token travels in the query (browsers cannot set headers on a WebSocket); the query string of `/ws` is never logged. Refusals (401, 403) happen before the upgrade.
+         * @description A WebSocket upgrade on the server's port. The token never travels in the URL: a browser or the app offers two subprotocols, `meridian` and `meridian.bearer.<token>` (`new WebSocket(url, ['meridian', 'meridian.bearer.' + token])`), and the server answers `Sec-WebSocket-Protocol: meridian`; a program may send `Authorization: Bearer <token>` instead. The first app's `?token=` query parameter is accepted only with config `ws_query_token` (401 `token_in_url` otherwise); the query string of `/ws` is never logged. Refusals (401, 403, 429) happen before the upgrade.
          */
         get: operations["connectWebSocket"];
         put?: never;
@@ -1174,6 +1174,70 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/ledger/trial-balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The trial balance: what each class of account holds per currency
+         * @description Admin only (403 for a User). Double entry: every posting's legs sum to zero per currency, so per currency the rows sum to zero. One row per class (`customer`, `vault`, `interest_expense`, `fx_position`, `fees`) and currency, from one snapshot. Also `meridian ledger trial-balance` (exit 1 when a currency does not sum to zero).
+         */
+        get: operations["trialBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's phones that receive push notifications
+         * @description The devices registered by the caller's live sessions, newest first; `current` marks the one of the session asking. A device whose session ended (signed out, revoked, expired) is not listed and receives no push.
+         */
+        get: operations["listDevices"];
+        put?: never;
+        /**
+         * Receive push notifications on this phone
+         * @description Ties an Expo push token to the caller's session (any signed-in user). While the user has no WebSocket open on any instance, every notification stored for them (money received, requests and their answers, scheduled runs) is pushed to the devices of their live sessions through the Expo push API (config `push_url`). Registering the same token again from the same session answers the same device; from another session (or user) it moves the token there. Audited (`DEVICE_REGISTER`, `DEVICE_MOVE`).
+         */
+        post: operations["registerDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/devices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop push notifications to a phone
+         * @description The app calls it at sign-out. Audited (`DEVICE_REMOVE`).
+         */
+        delete: operations["removeDevice"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1700,6 +1764,8 @@ export interface components {
             customer_funding: boolean;
             /** @description Config `require_2fa_for_admins`: an administrator must turn two-factor sign-in on before anything else (403 `two_factor_required`). */
             require_2fa_for_admins: boolean;
+            /** @description Config `lock_after` in seconds: after this long in the background the phone app asks for Face ID, a fingerprint or the device passcode again. */
+            lock_after_seconds: number;
         };
         AuditHead: {
             /**
@@ -1739,6 +1805,35 @@ export interface components {
              * @enum {string}
              */
             problem?: "rewritten" | "truncated";
+        };
+        TrialBalanceRow: {
+            /**
+             * @description `customer`: what customers hold, as they see it (positive); the bank's own accounts carry the other side.
+             * @enum {string}
+             */
+            class: "customer" | "vault" | "interest_expense" | "fx_position" | "fees";
+            /** @description ISO 4217 code. */
+            currency: string;
+            balance: components["schemas"]["SignedMoney"];
+        };
+        /** @description An exact amount with at most two decimals, which may be negative (the bank's side of the books). */
+        SignedMoney: number;
+        /** @description A phone that receives push notifications for one session. */
+        Device: {
+            id: number;
+            /** @enum {string} */
+            platform: "ios" | "android";
+            /** @description The Expo push token (`ExponentPushToken[...]`). */
+            push_token: string;
+            /** @description Registered by the session asking. */
+            current: boolean;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        DeviceInput: {
+            /** @description What expo-notifications' `getExpoPushTokenAsync` returns: `ExponentPushToken[...]`. */
+            push_token: string;
+            /** @enum {string} */
+            platform: "ios" | "android";
         };
     };
     responses: {
@@ -2391,7 +2486,7 @@ export interface operations {
             };
             /** @description challenge or code missing or malformed. */
             400: components["responses"]["BadRequest"];
-            /** @description `invalid_two_factor_code` (Invalid code), or `invalid_challenge` (This sign-in has expired or was already used; sign in again with your email and password). */
+            /** @description `invalid_two_factor_code` (Invalid code), `backup_code_used` (This backup code was already used; use another one), or `invalid_challenge` (This sign-in has expired or was already used; sign in again with your email and password). */
             401: components["responses"]["Unauthorized"];
             /** @description This user is deactivated. */
             403: components["responses"]["Forbidden"];
@@ -3730,13 +3825,16 @@ export interface operations {
     };
     connectWebSocket: {
         parameters: {
-            query: {
-                /** @description A token from sign-in. */
-                token: string;
+            query?: {
+                /** @description The first app's form, accepted only with config `ws_query_token`; otherwise 401 `token_in_url`. */
+                token?: string;
                 /** @description Optional; must be the token's user. */
                 user_id?: number;
             };
-            header?: never;
+            header?: {
+                /** @description `meridian, meridian.bearer.<token>`: the token of a sign-in (or an Authorization header instead). */
+                "Sec-WebSocket-Protocol"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3753,7 +3851,7 @@ export interface operations {
             };
             /** @description Not a WebSocket upgrade request. */
             400: components["responses"]["BadRequest"];
-            /** @description A missing or bad `token`. */
+            /** @description No token (`unauthenticated`), a bad, expired or revoked one, or a token in the URL without `ws_query_token` (`token_in_url`). */
             401: components["responses"]["Unauthorized"];
             /** @description A `user_id` that is not the token's user, or a browser `Origin` that is neither the server's own nor in `allowed_origins` (code `origin_not_allowed`). */
             403: components["responses"]["Forbidden"];
@@ -3799,6 +3897,108 @@ export interface operations {
             404: components["responses"]["NotFound"];
             /** @description `invalid_period` (`to` before `from`, or more than 366 days) or `statement_too_large` (a PDF of more than 10,000 rows). */
             422: components["responses"]["Unprocessable"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    trialBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows, by currency then class. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrialBalanceRow"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bare array of Device. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Device"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    registerDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceInput"];
+            };
+        };
+        responses: {
+            /** @description The device. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Device"];
+                };
+            };
+            /** @description `invalid_input`: not an Expo push token, or a platform other than `ios` and `android`; `session_required`: a token without a session. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A positive integer id. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `device_not_found` (Device not found): unknown, or another user's. */
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -1,15 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 
 import { useSession } from '../../state/session';
-import { api } from './client';
+import { client } from './typed';
 import { queryKeys } from './keys';
 import type { SignedInSession } from './types';
 
 /** The caller's signed-in sessions (contract §6 "Sessions"). */
 export const sessionsApi = {
-  list: () => api.get<SignedInSession[]>('/auth/sessions'),
-  end: (id: number) => api.del(`/auth/sessions/${id}`),
-  endOthers: () => api.post<void>('/auth/sessions/revoke-others'),
+  list: () => client.GET('/api/auth/sessions'),
+  end: (id: number) => client.DELETE('/api/auth/sessions/{id}', { params: { path: { id } } }),
+  endOthers: () => client.POST('/api/auth/sessions/revoke-others'),
 };
 
 /** Newest first; `current` marks this device's. `enabled: false` while the server would refuse (the 2FA gate). */

@@ -2,21 +2,17 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tansta
 
 import { useSession } from '../../state/session';
 import { uuid } from '../../utils/uuid';
-import { api } from './client';
+import { client } from './typed';
 import { invalidateMoneyQueries, queryKeys } from './keys';
-import type { HistoryQuery, Page, Role, Transaction, TransferPayload, TransferResponse } from './types';
+import type { HistoryQuery, Role, TransferPayload } from './types';
 
 export const transactionsApi = {
   history: (role: Role, query: HistoryQuery = {}) =>
-    api.get<Page<Transaction>>(role === 'Admin' ? '/admin/transactions/history' : '/user/transactions/history', {
-      ...query,
-    }),
+    role === 'Admin'
+      ? client.GET('/api/admin/transactions/history', { params: { query } })
+      : client.GET('/api/user/transactions/history', { params: { query } }),
   transfer: (payload: TransferPayload, idempotencyKey?: string) =>
-    api.post<TransferResponse>(
-      '/user/money-transfer',
-      payload,
-      idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : undefined,
-    ),
+    client.POST('/api/user/money-transfer', { body: payload, headers: idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : undefined }),
 };
 
 /** A fresh Idempotency-Key: a random v4 UUID (expo-crypto on Android/iOS; see utils/uuid). */
@@ -40,7 +36,7 @@ export function useTransactionHistoryPages(query: Omit<HistoryQuery, 'before'> =
     queryKey: queryKeys.transactionPages(role, query),
     queryFn: ({ pageParam }) => transactionsApi.history(role, { ...query, before: pageParam ?? undefined }),
     initialPageParam: null as string | null,
-    getNextPageParam: (last: Page<Transaction>) => last?.next_cursor ?? null,
+    getNextPageParam: (last) => last?.next_cursor ?? null,
   });
 }
 

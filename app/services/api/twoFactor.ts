@@ -3,25 +3,22 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSession } from '../../state/session';
 import { twoFactorGate } from '../../state/twoFactorGate';
 import { completeSignIn } from './auth';
-import { api } from './client';
+import { client } from './typed';
 import { queryKeys } from './keys';
 import type {
-  BackupCodes,
   LoginResponse,
   TwoFactorDisablePayload,
-  TwoFactorSetup,
-  TwoFactorStatus,
   VerifyPayload,
 } from './types';
 
 /** Two-factor sign-in (TOTP, RFC 6238), contract §6. */
 export const twoFactorApi = {
-  status: () => api.get<TwoFactorStatus>('/auth/2fa'),
-  setup: () => api.post<TwoFactorSetup>('/auth/2fa/setup'),
-  enable: (code: string) => api.post<BackupCodes>('/auth/2fa/enable', { code }),
-  disable: (payload: TwoFactorDisablePayload) => api.post<void>('/auth/2fa/disable', payload),
+  status: () => client.GET('/api/auth/2fa'),
+  setup: () => client.POST('/api/auth/2fa/setup'),
+  enable: (code: string) => client.POST('/api/auth/2fa/enable', { body: { code } }),
+  disable: (payload: TwoFactorDisablePayload) => client.POST('/api/auth/2fa/disable', { body: payload }),
   /** The second sign-in step: answers like a sign-in. */
-  verify: (payload: VerifyPayload) => api.post<LoginResponse>('/auth/2fa/verify', payload),
+  verify: (payload: VerifyPayload) => client.POST('/api/auth/2fa/verify', { body: payload }),
 };
 
 /** Whether the signed-in user's two-factor sign-in is on, and how many backup codes are left. */

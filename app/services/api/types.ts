@@ -53,21 +53,10 @@ export type TransferResponse = S['TransferResponse'];
 /** The history's filters and paging (the user and admin endpoints take the same). */
 export type HistoryQuery = Omit<NonNullable<operations['getHistory']['parameters']['query']>, 'user_id'>;
 
-/** A page of a list read with `limit` and `before` (= the previous `next_cursor`). */
-export interface Page<T> {
-  data: T[];
-  next_cursor: S['Cursor'];
-}
 
 export type MoneyRequestStatus = S['MoneyRequestStatus'];
 export type MoneyRequest = S['MoneyRequest'];
 export type MoneyRequestPayload = S['MoneyRequestInput'];
-
-/** The `{data: ...}` envelope of several answers. */
-export interface DataResponse<T> {
-  message?: string;
-  data: T;
-}
 
 /** A dashboard's money figures in one currency. */
 export type CurrencyTotals = S['CurrencyTotals'];

@@ -1,0 +1,3 @@
+DROP TABLE live_presence;
+DROP TABLE push_cursor;
+DROP TABLE devices;
