@@ -846,7 +846,7 @@ export interface paths {
         put?: never;
         /**
          * Schedule a transfer, once or recurring
-         * @description Role User only (403 for an Admin). `serve` runs every due occurrence exactly once, within `scheduler_interval` (default 5 s) of its time, as a normal transfer (same checks, ledger, audit, daily limit); the owner is notified of each run, `Scheduled transfer of $50.00 to account 200300400 succeeded` or `... failed: <reason>`. A failed run does not stop the series. A monthly series keeps `run_at`'s day (the 31st runs on the last day of shorter months). Audited.
+         * @description Role User only (403 for an Admin). `serve` runs every due occurrence exactly once, within `scheduler_interval` (default 5 s) of its time, as a normal transfer (same checks, ledger, audit, daily limit); the owner is notified of each run, `Scheduled transfer of $50.00 to account 200300400 succeeded` or `... failed: <reason>`. A failed run does not stop the series. A monthly series keeps `run_at`'s day (the 31st runs on the last day of shorter months). Customers take turns: due occurrences run one per customer per round, so one customer's backlog does not delay another's. A customer has at most `scheduled_max_active` (default 100) active series; completed and cancelled ones do not count. Audited.
          */
         post: operations["createScheduledTransfer"];
         delete?: never;
@@ -3250,7 +3250,7 @@ export interface operations {
             /** @description Account not found: `account_id` is not the caller's open account, or `to_account_id` is unknown. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
-            /** @description The same account on both sides, a closed receiving account, a deactivated recipient, or different currencies. */
+            /** @description The same account on both sides, a closed receiving account, a deactivated recipient, or different currencies; or the caller already has `scheduled_max_active` (default 100) active scheduled transfers: `You already have 100 active scheduled transfers, the most allowed; cancel one before scheduling another` (`too_many_scheduled_transfers`). */
             422: components["responses"]["Unprocessable"];
             500: components["responses"]["InternalError"];
         };
