@@ -3748,13 +3748,13 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /** @description A missing or bad `account_id`, `from`, `to` or `format` (`fields` names each). */
+            /** @description A missing or bad `account_id`, `from`, `to` or `format`, or `to` before `from` (`invalid_input`; `fields` names each). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description Account not found (missing or another customer's). */
             404: components["responses"]["NotFound"];
-            /** @description `invalid_period` (`to` before `from`, or more than 366 days) or `statement_too_large` (a PDF of more than 10,000 rows). */
+            /** @description `invalid_period` (more than 366 days) or `statement_too_large` (a PDF of more than 10,000 rows). */
             422: components["responses"]["Unprocessable"];
             500: components["responses"]["InternalError"];
         };
