@@ -70,11 +70,11 @@ func AdminRow(u User) AdminUserRow {
 // before it began; a row it had to wait for is read again in its newest
 // version (and left out when it is no admin any more), but a user made an
 // admin after the statement began is not in it. So a count that would
-// refuse (one admin or none) is taken again until a statement finds no
-// admin it did not hold already: that statement waited for nobody, so it
-// counted the admins as committed when it began, while every one of them
-// was held (issue 20: false last_admin refusals while another admin was
-// active throughout).
+// refuse (the target the only active admin) is taken again until a
+// statement finds no row it did not hold already: that statement waited
+// for nobody, so it counted the admins as committed when it began, while
+// every one of them was held (issue 20: false last_admin refusals while
+// another admin was active throughout).
 func lockTarget(ctx context.Context, tx *sqlx.Tx, userID int64) (User, int, error) {
 	if userID <= 0 {
 		return User{}, 0, errUserNotFound
@@ -91,15 +91,16 @@ func lockTarget(ctx context.Context, tx *sqlx.Tx, userID int64) (User, int, erro
 			return User{}, 0, errs.Wrap(err, "lock admins")
 		}
 		admins = 0
-		more := false
+		more, targetAdmin := false, false
 		for _, r := range rows {
 			if r.Admin {
 				admins++
+				targetAdmin = targetAdmin || r.ID == userID
 			}
 			more = more || !held[r.ID]
 			held[r.ID] = true
 		}
-		if admins > 1 || !more {
+		if admins > 1 || !targetAdmin || !more {
 			break
 		}
 	}
