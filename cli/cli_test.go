@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -618,5 +619,59 @@ func TestAccountDepositAndWithdraw(t *testing.T) {
 	rows := c.ok("audit-log", "tail", "-n", "2", "-o", "json")
 	if !strings.Contains(rows, `"DEPOSIT"`) || !strings.Contains(rows, `"WITHDRAWAL"`) || !strings.Contains(rows, "(via CLI)") {
 		t.Fatalf("audit rows:\n%s", rows)
+	}
+}
+
+// The configuration file is found only as meridian.yaml, meridian.yml or
+// meridian.json in the working directory: never the binary ./meridian
+// itself (issue 20: "yaml: control characters are not allowed"). Not
+// parallel: it changes the working directory.
+func TestConfigFileFoundByItsNamesOnly(t *testing.T) {
+	c := newCLI(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := os.Open(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bin.Close()
+	head, err := io.ReadAll(io.LimitReader(bin, 1<<20)) // the start of a real binary
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("meridian", head, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := c.run("", "user", "list"); code != 0 {
+		t.Fatalf("beside a binary named meridian: exit %d, %q", code, stderr)
+	}
+	for _, name := range []string{"meridian.yaml", "meridian.yml", "meridian.json"} {
+		body := "token_ttl: nonsense\n"
+		if strings.HasSuffix(name, ".json") {
+			body = `{"token_ttl": "nonsense"}`
+		}
+		if err := os.WriteFile(name, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := c.run("", "user", "list"); code != 1 || !strings.Contains(stderr, "token_ttl") {
+			t.Fatalf("%s not read: exit %d, %q", name, code, stderr)
+		}
+		if err := os.Remove(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two of them: which one is meant is not guessed.
+	os.WriteFile("meridian.yaml", []byte("log_format: json\n"), 0o600)
+	os.WriteFile("meridian.json", []byte(`{"log_format": "text"}`), 0o600)
+	if code, _, stderr := c.run("", "user", "list"); code != 1 || !strings.Contains(stderr, "meridian.yaml") || !strings.Contains(stderr, "meridian.json") {
+		t.Fatalf("two configuration files: exit %d, %q", code, stderr)
+	}
+	// --config still reads any file named.
+	if code, _, stderr := c.run("", "user", "list", "--config", "meridian.json"); code != 0 {
+		t.Fatalf("--config meridian.json: exit %d, %q", code, stderr)
 	}
 }

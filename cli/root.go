@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
@@ -91,7 +92,7 @@ func (a *app) rootCmd() *cobra.Command {
 	}
 	root.SetFlagErrorFunc(flagError)
 	pf := root.PersistentFlags()
-	pf.String("config", "", "configuration file (default: ./meridian.yaml if present)")
+	pf.String("config", "", "configuration file (default: ./meridian.yaml, .yml or .json if present)")
 	pf.StringVarP(&a.output, "output", "o", "table", "output format: table or json")
 	for _, k := range config.Keys {
 		pf.String(strings.ReplaceAll(k.Name, "_", "-"), k.Default, k.Usage)
@@ -129,20 +130,49 @@ func (a *app) initConfig(cmd *cobra.Command) error {
 	if file == "" {
 		file = os.Getenv("MERIDIAN_CONFIG")
 	}
-	if file != "" {
-		v.SetConfigFile(file)
-	} else {
-		v.SetConfigName("meridian")
-		v.SetConfigType("yaml")
-		v.AddConfigPath(".")
-	}
-	if err := v.ReadInConfig(); err != nil {
-		var nf viper.ConfigFileNotFoundError
-		if file != "" || !errors.As(err, &nf) {
-			return fmt.Errorf("cannot read configuration file: %w", err)
+	if file == "" {
+		var err error
+		if file, err = findConfigFile(); err != nil {
+			return err
+		}
+		if file == "" {
+			return nil // no file: flags, environment and defaults
 		}
 	}
+	v.SetConfigFile(file)
+	if err := v.ReadInConfig(); err != nil {
+		return fmt.Errorf("cannot read configuration file: %w", err)
+	}
 	return nil
+}
+
+// configNames are the names a configuration file is found by in the
+// working directory. Only these: Viper's own search for "meridian" would
+// also take a file of that name without an extension, which is the binary
+// itself when it runs from its own folder.
+var configNames = []string{"meridian.yaml", "meridian.yml", "meridian.json"}
+
+// findConfigFile returns the configuration file in the working directory
+// ("" when there is none), and refuses to guess between two.
+func findConfigFile() (string, error) {
+	var found []string
+	for _, name := range configNames {
+		fi, err := os.Stat(name)
+		switch {
+		case err == nil && fi.Mode().IsRegular():
+			found = append(found, name)
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return "", fmt.Errorf("cannot read configuration file: %w", err)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", nil
+	case 1:
+		return found[0], nil
+	}
+	names := strings.Join(found[:len(found)-1], ", ") + " and " + found[len(found)-1]
+	return "", fmt.Errorf("cannot tell which configuration file to read: the working directory holds %s; keep one, or name it with --config", names)
 }
 
 // config returns the validated configuration.

@@ -149,17 +149,20 @@ func decode(c fiber.Ctx, v any) error {
 	if !utf8.Valid(body) {
 		return errs.E(errs.Invalid, "invalid_json", "The request body must be UTF-8 text")
 	}
-	err = json.Unmarshal(body, v)
+	err = unmarshalFields(body, v) // fields.go: a field v does not define, or one given twice, is a 400
 	if err == nil {
 		return nil
 	}
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var field *errs.Error
 	switch {
 	case errors.Is(err, money.ErrNegative):
 		return errs.E(errs.Invalid, "invalid_amount", "Amounts cannot be negative")
 	case errors.Is(err, money.ErrFormat):
 		return errs.E(errs.Invalid, "invalid_amount", "Amounts must be numbers with at most two decimals, like 12.50")
+	case errors.As(err, &field):
+		return field
 	case errors.As(err, &syn):
 		return errs.E(errs.Invalid, "invalid_json", "The request body is not valid JSON")
 	case errors.As(err, &typ):

@@ -15,14 +15,23 @@ func (s *Server) listUsers(c fiber.Ctx) error {
 	return c.JSON(rows)
 }
 
+// userStatusInput is the body of PUT /api/admin/users/{id}/status.
+type userStatusInput struct {
+	IsActive *bool `json:"is_active"`
+}
+
+// assignRolesInput is the body of POST /api/admin/assign-roles.
+type assignRolesInput struct {
+	UserID int64    `json:"user_id"`
+	Roles  []string `json:"roles"`
+}
+
 func (s *Server) setUserStatus(c fiber.Ctx) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
 	}
-	var in struct {
-		IsActive *bool `json:"is_active"`
-	}
+	var in userStatusInput
 	if err := decode(c, &in); err != nil {
 		return err
 	}
@@ -37,10 +46,7 @@ func (s *Server) setUserStatus(c fiber.Ctx) error {
 }
 
 func (s *Server) assignRoles(c fiber.Ctx) error {
-	var in struct {
-		UserID int64    `json:"user_id"`
-		Roles  []string `json:"roles"`
-	}
+	var in assignRolesInput
 	if err := decode(c, &in); err != nil {
 		return err
 	}

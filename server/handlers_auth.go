@@ -50,11 +50,14 @@ func (s *Server) me(c fiber.Ctx) error {
 	return c.JSON(u)
 }
 
+// passwordResetInput is the body of POST /api/user/password-reset.
+type passwordResetInput struct {
+	OldPassword string `json:"old_password"`
+	NewPassword string `json:"new_password"`
+}
+
 func (s *Server) resetPassword(c fiber.Ctx) error {
-	var in struct {
-		OldPassword string `json:"old_password"`
-		NewPassword string `json:"new_password"`
-	}
+	var in passwordResetInput
 	if err := decode(c, &in); err != nil {
 		return err
 	}

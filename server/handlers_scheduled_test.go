@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"meridian/pkg/bank"
 )
 
 func TestScheduledTransfersAPI(t *testing.T) {
@@ -102,5 +104,23 @@ func TestScheduledTransfersAPI(t *testing.T) {
 	list = e.want(e.do("GET", "/api/user/scheduled-transfers", alice.Token, nil), 200, "list")
 	if err := json.Unmarshal(list.Body, &rows); err != nil || len(rows) != 1 || rows[0]["status"] != "cancelled" || rows[0]["next_run_at"] != nil {
 		t.Fatalf("after cancel %s", list.Body)
+	}
+}
+
+// Over scheduled_max_active: 422 too_many_scheduled_transfers, with the
+// sentence that says what to do.
+func TestScheduledTransfersCap(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, bank.Settings{ScheduledMaxActive: 2}, Options{})
+	alice := e.customer("Alice Cap")
+	_, from := e.account(alice, 100)
+	_, to := e.account(e.customer("Bob Cap"), 0)
+	body := map[string]any{"account_id": from, "to_account_id": to, "amount": "1.00",
+		"run_at": time.Now().UTC().Add(time.Hour).Format(time.RFC3339), "frequency": "daily"}
+	e.want(e.do("POST", "/api/user/scheduled-transfers", alice.Token, body), 201, "first")
+	e.want(e.do("POST", "/api/user/scheduled-transfers", alice.Token, body), 201, "second")
+	m := e.want(e.do("POST", "/api/user/scheduled-transfers", alice.Token, body), 422, "third").JSON(t)
+	if m["code"] != "too_many_scheduled_transfers" || m["error"] != "You already have 2 active scheduled transfers, the most allowed; cancel one before scheduling another" {
+		t.Fatalf("over the cap: %v", m)
 	}
 }

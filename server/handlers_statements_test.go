@@ -67,7 +67,7 @@ func TestStatementDownload(t *testing.T) {
 	e.want(e.do("GET", base, "not-a-token", nil), 401, "bad token")
 	wantCode(e.want(e.do("GET", "/api/user/statements?account_id="+theirs+"&from="+today+"&to="+today, alice.Token, nil), 404, "Bob's account"), "account_not_found", "")
 	wantCode(e.want(e.do("GET", "/api/user/statements?account_id=NOSUCH0001&from="+today+"&to="+today, alice.Token, nil), 404, "no account"), "account_not_found", "")
-	wantCode(e.want(e.do("GET", "/api/user/statements?account_id="+mine+"&from=2026-02-01&to=2026-01-01", alice.Token, nil), 422, "to before from"), "invalid_period", "to")
+	wantCode(e.want(e.do("GET", "/api/user/statements?account_id="+mine+"&from=2026-02-01&to=2026-01-01", alice.Token, nil), 400, "to before from"), "invalid_input", "to")
 	wantCode(e.want(e.do("GET", "/api/user/statements?account_id="+mine+"&from=2024-01-01&to=2025-01-01", alice.Token, nil), 422, "367 days"), "invalid_period", "to")
 	wantCode(e.want(e.do("GET", "/api/user/statements?account_id="+mine+"&from=2026-13-01&to=2026-01-01", alice.Token, nil), 400, "month 13"), "invalid_input", "from")
 	wantCode(e.want(e.do("GET", "/api/user/statements?account_id="+mine+"&from="+today, alice.Token, nil), 400, "no to"), "invalid_input", "to")

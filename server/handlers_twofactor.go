@@ -24,10 +24,19 @@ func (s *Server) twoFactorSetup(c fiber.Ctx) error {
 	return c.JSON(setup)
 }
 
+// twoFactorCodeInput is the body of POST /api/auth/2fa/enable.
+type twoFactorCodeInput struct {
+	Code string `json:"code"`
+}
+
+// twoFactorDisableInput is the body of POST /api/auth/2fa/disable.
+type twoFactorDisableInput struct {
+	Password string `json:"password"`
+	Code     string `json:"code"`
+}
+
 func (s *Server) twoFactorEnable(c fiber.Ctx) error {
-	var in struct {
-		Code string `json:"code"`
-	}
+	var in twoFactorCodeInput
 	if err := decode(c, &in); err != nil {
 		return err
 	}
@@ -40,10 +49,7 @@ func (s *Server) twoFactorEnable(c fiber.Ctx) error {
 }
 
 func (s *Server) twoFactorDisable(c fiber.Ctx) error {
-	var in struct {
-		Password string `json:"password"`
-		Code     string `json:"code"`
-	}
+	var in twoFactorDisableInput
 	if err := decode(c, &in); err != nil {
 		return err
 	}

@@ -446,6 +446,14 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		{"MonthPoint", bank.MonthPoint{}, true},
 		{"Notification", bank.Notification{}, true},
 		{"LiveNotification", Push{}, true},
+		// Every request body: what it documents is what it takes (fields.go).
+		{"PayeeInput", bank.PayeeInput{}, false},
+		{"UserLimitInput", bank.LimitInput{}, false},
+		{"UserStatusInput", userStatusInput{}, false},
+		{"AssignRolesInput", assignRolesInput{}, false},
+		{"PasswordResetInput", passwordResetInput{}, false},
+		{"TwoFactorCodeInput", twoFactorCodeInput{}, false},
+		{"TwoFactorDisableInput", twoFactorDisableInput{}, false},
 	} {
 		sch, ok := schemas[c.schema].(map[string]any)
 		if !ok {
@@ -488,6 +496,39 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 			if !fields[name] {
 				t.Errorf("schema %s requires %q, which %s does not have", c.schema, name, rt)
 			}
+		}
+	}
+}
+
+// TestOpenAPIRequestBodiesAreClosed: every request body's schema says that
+// it takes no field it does not list (additionalProperties: false), as
+// decode refuses them (fields.go), and lists user_id wherever the first
+// app sends it.
+func TestOpenAPIRequestBodiesAreClosed(t *testing.T) {
+	doc := loadOpenAPI(t)
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	seen := 0
+	for path, item := range doc["paths"].(map[string]any) {
+		for method, op := range item.(map[string]any) {
+			body, ok := op.(map[string]any)["requestBody"].(map[string]any)
+			if !ok {
+				continue
+			}
+			ref, _ := body["content"].(map[string]any)["application/json"].(map[string]any)["schema"].(map[string]any)["$ref"].(string)
+			name := strings.TrimPrefix(ref, "#/components/schemas/")
+			sch, _ := schemas[name].(map[string]any)
+			if closed, ok := sch["additionalProperties"].(bool); !ok || closed {
+				t.Errorf("%s %s: schema %q does not say additionalProperties: false", method, path, name)
+			}
+			seen++
+		}
+	}
+	if seen < 20 {
+		t.Fatalf("only %d request bodies found", seen)
+	}
+	for _, name := range []string{"AccountInput", "TransferInput", "MoneyRequestInput"} {
+		if _, ok := schemas[name].(map[string]any)["properties"].(map[string]any)["user_id"]; !ok {
+			t.Errorf("%s does not list the first app's user_id", name)
 		}
 	}
 }

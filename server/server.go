@@ -219,7 +219,9 @@ func (s *Server) authenticateAs(c fiber.Ctx, policy bool) error {
 		}
 	}
 	c.Locals(localActor, a)
-	s.readsAfterOwnWrites(c, a)
+	if err := s.readPosition(c, a); err != nil {
+		return err
+	}
 	return c.Next()
 }
 

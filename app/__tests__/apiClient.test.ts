@@ -48,6 +48,40 @@ describe('commit positions (read your writes)', () => {
     expect(client.requestHeaders()[COMMIT_POSITION_HEADER]).toBe('16/B374D848');
   });
 
+  it('forgets a position the server has not reached and sends the request once more without it', async () => {
+    const ahead = {
+      ...jsonResponse(400, { error: 'X-Meridian-Commit-LSN is ahead of the database', code: 'commit_position_ahead' }),
+      headers: { get: () => null },
+    } as unknown as Response;
+    const answers = [withPosition(201, 'FFFFFFFF/0'), ahead, withPosition(200, null), withPosition(200, null)];
+    const fetchImpl = jest.fn(async (..._args: FetchArgs) => answers.shift()!);
+    const client = createApiClient({ baseUrl: () => '/api', getToken: () => 't', onUnauthorized: jest.fn(), fetchImpl: fetchImpl as unknown as typeof fetch });
+    const sent = (i: number) => (fetchImpl.mock.calls[i][1].headers as Record<string, string>)[COMMIT_POSITION_HEADER];
+
+    await client.post('/user/money-transfer', {});
+    await expect(client.get('/user/accounts')).resolves.toEqual({ ok: true });
+    expect(fetchImpl).toHaveBeenCalledTimes(3);
+    expect(sent(1)).toBe('FFFFFFFF/0');
+    expect(sent(2)).toBeUndefined();
+    await client.get('/user/accounts');
+    expect(sent(3)).toBeUndefined();
+  });
+
+  it('sends a request again only once', async () => {
+    const ahead = () =>
+      ({
+        ...jsonResponse(400, { error: 'ahead', code: 'commit_position_ahead' }),
+        headers: { get: () => null },
+      }) as unknown as Response;
+    const answers = [withPosition(201, 'FFFFFFFF/0'), ahead(), ahead()];
+    const fetchImpl = jest.fn(async (..._args: FetchArgs) => answers.shift()!);
+    const client = createApiClient({ baseUrl: () => '/api', getToken: () => 't', onUnauthorized: jest.fn(), fetchImpl: fetchImpl as unknown as typeof fetch });
+
+    await client.post('/user/money-transfer', {});
+    await expect(client.get('/user/accounts')).rejects.toMatchObject({ status: 400 });
+    expect(fetchImpl).toHaveBeenCalledTimes(3);
+  });
+
   it('compares the two hexadecimal halves and ignores a malformed position', () => {
     expect(laterPosition(null, '0/16B3748')).toBe('0/16B3748');
     expect(laterPosition('0/FFFFFFFF', '1/0')).toBe('1/0');

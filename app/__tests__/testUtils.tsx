@@ -7,6 +7,7 @@ import { Toaster } from '../components/Toaster';
 import { NotificationsProvider } from '../state/NotificationsProvider';
 import { ThemeProvider } from '../theme';
 import { memoryStorage } from './memoryStorage';
+import { unknownBodyField } from './requestBodies';
 
 const metrics = {
   frame: { x: 0, y: 0, width: 390, height: 844 },
@@ -53,7 +54,8 @@ type Handler = (body: unknown, url: string) => Response | Promise<Response>;
 /**
  * A fetch stand-in answering by "METHOD /path" (query string ignored); a
  * handler may return a promise (a never-settling one keeps a screen loading).
- * Records every call.
+ * Records every call. A body with a field its operation does not define
+ * answers 400 unknown_field, as the server does (requestBodies.ts).
  */
 export function mockFetch(routes: Record<string, Handler>) {
   const calls: Array<{ method: string; path: string; url: string; body: unknown; headers: Record<string, string> }> = [];
@@ -62,6 +64,8 @@ export function mockFetch(routes: Record<string, Handler>) {
     const path = url.replace(/^https?:\/\/[^/]+/, '').split('?')[0];
     const body = typeof init.body === 'string' ? JSON.parse(init.body) : undefined;
     calls.push({ method, path, url, body, headers: (init.headers ?? {}) as Record<string, string> });
+    const unknown = unknownBodyField(method, path, body);
+    if (unknown) return jsonResponse(400, { error: `${unknown} is not a field of this request`, code: 'unknown_field' });
     const handler = routes[`${method} ${path}`];
     if (!handler) return jsonResponse(404, { error: `no mock for ${method} ${path}` });
     return handler(body, url);

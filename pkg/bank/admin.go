@@ -60,22 +60,56 @@ func AdminRow(u User) AdminUserRow {
 	return AdminUserRow{ID: u.ID, Name: u.FullName, Email: u.Email, Phone: u.PhoneNumber, Role: u.Role, Status: u.IsActive, Created: u.CreatedAt}
 }
 
-// lockTarget locks the active admins (so two admins cannot demote each other
-// at once and leave none) and the target user, and returns the target.
+// lockTarget locks the target user and every active admin, in id order (so
+// two admin actions never wait for each other in a cycle), and returns the
+// target and the number of active admins, both as they are now: an admin it
+// counts stays one until the caller's transaction ends, so two admins
+// cannot demote each other at once and leave none.
+//
+// Under READ COMMITTED one locking statement sees the admins committed
+// before it began; a row it had to wait for is read again in its newest
+// version (and left out when it is no admin any more), but a user made an
+// admin after the statement began is not in it. So a count that would
+// refuse (the target the only active admin) is taken again until a
+// statement finds no row it did not hold already: that statement waited
+// for nobody, so it counted the admins as committed when it began, while
+// every one of them was held (issue 20: false last_admin refusals while
+// another admin was active throughout).
 func lockTarget(ctx context.Context, tx *sqlx.Tx, userID int64) (User, int, error) {
 	if userID <= 0 {
 		return User{}, 0, errUserNotFound
 	}
-	var admins []int64
-	if err := tx.SelectContext(ctx, &admins, `SELECT id FROM users WHERE role_id = 2 AND is_active ORDER BY id FOR UPDATE`); err != nil {
-		return User{}, 0, errs.Wrap(err, "lock admins")
+	held := map[int64]bool{}
+	admins := 0
+	for {
+		var rows []struct {
+			ID    int64 `db:"id"`
+			Admin bool  `db:"admin"`
+		}
+		if err := tx.SelectContext(ctx, &rows, `SELECT id, role_id = 2 AND is_active AS admin FROM users
+			WHERE id = $1 OR (role_id = 2 AND is_active) ORDER BY id FOR UPDATE`, userID); err != nil {
+			return User{}, 0, errs.Wrap(err, "lock admins")
+		}
+		admins = 0
+		more, targetAdmin := false, false
+		for _, r := range rows {
+			if r.Admin {
+				admins++
+				targetAdmin = targetAdmin || r.ID == userID
+			}
+			more = more || !held[r.ID]
+			held[r.ID] = true
+		}
+		if admins > 1 || !targetAdmin || !more {
+			break
+		}
 	}
 	var u User
-	err := tx.GetContext(ctx, &u, `SELECT `+userColumns+` `+userFrom+` WHERE u.id = $1 FOR UPDATE OF u`, userID)
+	err := tx.GetContext(ctx, &u, `SELECT `+userColumns+` `+userFrom+` WHERE u.id = $1`, userID)
 	if notFound(err) {
 		return u, 0, errUserNotFound
 	}
-	return u, len(admins), errs.Wrap(err, "lock user")
+	return u, admins, errs.Wrap(err, "read user")
 }
 
 // SetUserActive activates or deactivates a user. An admin cannot deactivate

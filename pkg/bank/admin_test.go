@@ -1,6 +1,10 @@
 package bank
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -278,4 +282,151 @@ func TestAssignRoleWaitsForMoneyInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantKind(t, <-done, errs.Unprocessable, "customer_has_accounts")
+}
+
+// The four-worker flip of issue 20: four workers flip four account-less
+// users between Admin and User for 15 s while admin 1 stays an active
+// admin throughout. No flip may be refused as last_admin (43 of 3,721
+// were: the admins were counted in the statement's snapshot, the target
+// read in its latest version), and every flip is done.
+func TestLastAdminFlipHasNoFalseRefusal(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	adm := newAdmin(t, s)
+	var users []int64
+	for i := range 4 {
+		users = append(users, newCustomer(t, s, fmt.Sprintf("Flip%d Flop", i)).UserID)
+	}
+	stop := time.Now().Add(15 * time.Second)
+	var done, refused atomic.Int64
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 20))
+			for time.Now().Before(stop) && !t.Failed() {
+				role := RoleAdmin
+				if rng.IntN(2) == 0 {
+					role = RoleUser
+				}
+				_, err := s.AssignRole(ctx, adm, users[rng.IntN(len(users))], []string{role})
+				switch e := errs.As(err); {
+				case err == nil:
+					done.Add(1)
+				case e.Code == "last_admin":
+					refused.Add(1)
+				default:
+					t.Errorf("flip: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := refused.Load(); n != 0 {
+		t.Fatalf("%d of %d flips refused as last_admin while admin %d was active throughout", n, n+done.Load(), adm.UserID)
+	}
+	var admins int
+	if err := s.db.Get(&admins, `SELECT count(*) FROM users WHERE role_id = 2 AND is_active`); err != nil || admins < 1 {
+		t.Fatalf("%d active admins (%v)", admins, err)
+	}
+	t.Logf("%d flips, none refused", done.Load())
+}
+
+// Never zero active admins: four admins, and in each round four workers
+// at once each remove a different one (two demote, two deactivate).
+// Exactly one is refused as last_admin and one active admin is left.
+func TestLastAdminNeverZeroUnderRaces(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	var admins []int64
+	for range 4 {
+		admins = append(admins, newAdmin(t, s).UserID)
+	}
+	for round := range 25 {
+		for _, id := range admins {
+			if _, err := s.SetUserActive(ctx, CLIActor, id, true); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.AssignRole(ctx, CLIActor, id, []string{RoleAdmin}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		var refused atomic.Int64
+		start := make(chan struct{})
+		for i, id := range admins {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				var err error
+				if i%2 == 0 {
+					_, err = s.AssignRole(ctx, CLIActor, id, []string{RoleUser})
+				} else {
+					_, err = s.SetUserActive(ctx, CLIActor, id, false)
+				}
+				if errs.As(err).Code == "last_admin" {
+					refused.Add(1)
+				} else if err != nil {
+					t.Errorf("round %d: %v", round, err)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		var left int
+		if err := s.db.Get(&left, `SELECT count(*) FROM users WHERE role_id = 2 AND is_active`); err != nil {
+			t.Fatal(err)
+		}
+		if left != 1 || refused.Load() != 1 {
+			t.Fatalf("round %d: %d active admins left, %d refused; want 1 and 1", round, left, refused.Load())
+		}
+	}
+}
+
+// An admin made while the check waited counts: admin A is being demoted by
+// another transaction when X is demoted (X's check waits for A's row), and
+// W is made an admin (committed) before A's demotion commits. The first
+// locking statement no longer sees A as an admin and never saw W: only the
+// count taken again finds W, so demoting X goes through and W is left.
+func TestLastAdminCountsAdminMadeWhileWaiting(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	a, x := newAdmin(t, s), newAdmin(t, s)
+	w := newCustomer(t, s, "Wes Waiting")
+	other, err := s.db.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Rollback()
+	if _, err := other.Exec(`UPDATE users SET role_id = 1 WHERE id = $1`, a.UserID); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.AssignRole(ctx, CLIActor, x.UserID, []string{RoleUser})
+		done <- err
+	}()
+	for waiting := 0; waiting == 0; time.Sleep(5 * time.Millisecond) {
+		if err := s.db.Get(&waiting, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.db.Exec(`UPDATE users SET role_id = 2 WHERE id = $1`, w.UserID); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("demoting X while W is an active admin: %v", err)
+	}
+	var admins []int64
+	if err := s.db.Select(&admins, `SELECT id FROM users WHERE role_id = 2 AND is_active ORDER BY id`); err != nil {
+		t.Fatal(err)
+	}
+	if len(admins) != 1 || admins[0] != w.UserID {
+		t.Fatalf("active admins %v; want only W (%d)", admins, w.UserID)
+	}
 }

@@ -42,6 +42,14 @@ import (
 //   - Missed occurrences (every instance down for several periods) all run,
 //     oldest first, each once, as soon as an instance is back: the contract
 //     asks for every due occurrence.
+//   - Customers take turns: a pass runs in rounds, one occurrence of each
+//     customer with one due per round (the customer whose oldest occurrence
+//     waited longest first), and looks again for due customers after every
+//     round. So an occurrence that comes due waits for at most one
+//     occurrence of each other customer with one due, never for another
+//     customer's whole backlog (up to scheduled_max_active series, each
+//     with its missed occurrences): the 3,000 due at once of issue 20 no
+//     longer delay another customer's occurrence past scheduler_interval.
 
 // Frequencies of a scheduled transfer.
 const (
@@ -73,6 +81,16 @@ const scheduleHorizon = 10 * 366 * 24 * time.Hour
 
 // DefaultSchedulerInterval is scheduler_interval's default.
 const DefaultSchedulerInterval = 5 * time.Second
+
+// DefaultScheduledMaxActive is scheduled_max_active's default: the most
+// active scheduled transfers one customer may have.
+const DefaultScheduledMaxActive = 100
+
+// scheduledLockClass is the first key of the advisory lock that makes one
+// customer's new series wait for each other (0x5354, "ST"), so that two at
+// once cannot both pass the count of active series; the second key is a
+// hash of the customer's id.
+const scheduledLockClass = 0x5354
 
 // ScheduledTransferInput is the body of POST /api/user/scheduled-transfers.
 // AccountID and ToAccountID are account numbers; RunAt and Until are RFC
@@ -119,6 +137,12 @@ var (
 	errScheduledCompleted = errs.E(errs.Conflict, "scheduled_transfer_completed", "This scheduled transfer has already completed")
 )
 
+// errTooManyScheduled: the customer has scheduled_max_active active series.
+func errTooManyScheduled(max int) error {
+	return errs.E(errs.Unprocessable, "too_many_scheduled_transfers",
+		fmt.Sprintf("You already have %d active scheduled transfers, the most allowed; cancel one before scheduling another", max))
+}
+
 // selectScheduled reads ScheduledTransfer from st with its accounts'
 // current numbers; callers add WHERE and ORDER BY.
 const selectScheduled = `SELECT st.id, fa.account_number AS account_id, ta.account_number AS to_account_id,
@@ -146,12 +170,18 @@ func parseScheduleTime(field, v string) (time.Time, error) {
 // checked at each run. It writes the series and its audit row in one
 // transaction.
 //
+// A customer may have at most scheduled_max_active active series (completed
+// and cancelled ones do not count): one more is refused. A customer's
+// creations wait for each other (an advisory lock), so two at once cannot
+// both take the last place.
+//
 // Returns customer_only (403), forbidden (403, a user_id not the caller's),
 // invalid_input (400: an account number, amount, description, frequency,
 // run_at in the past or more than ten years ahead, or until not after
 // run_at), account_not_found (404, the sending account is not the caller's
 // open account, or the receiving one does not exist), same_account,
-// account_closed, recipient_inactive or currency_mismatch (422).
+// account_closed, recipient_inactive, currency_mismatch or
+// too_many_scheduled_transfers (422).
 func (s *Service) CreateScheduledTransfer(ctx context.Context, a Actor, in ScheduledTransferInput) (ScheduledTransfer, error) {
 	call, err := s.checkTransfer(ctx, a, TransferInput{AccountID: in.AccountID, ToAccountID: in.ToAccountID, Amount: in.Amount,
 		Description: in.Description, UserID: in.UserID}, "")
@@ -229,6 +259,16 @@ func (s *Service) CreateScheduledTransfer(ctx context.Context, a Actor, in Sched
 			return errRecipientInactive
 		case dst.Currency != src.Currency:
 			return errCurrencyMismatch
+		}
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1, hashint8($2))`, scheduledLockClass, a.UserID); err != nil {
+			return errs.Wrap(err, "lock the customer's scheduled transfers")
+		}
+		var active int
+		if err := tx.GetContext(ctx, &active, `SELECT count(*) FROM scheduled_transfers WHERE user_id = $1 AND status = 'active'`, a.UserID); err != nil {
+			return errs.Wrap(err, "count scheduled transfers")
+		}
+		if max := s.settings.ScheduledMaxActive; active >= max {
+			return errTooManyScheduled(max)
 		}
 		var id int64
 		if err := tx.GetContext(ctx, &id, `
@@ -429,9 +469,13 @@ const schedulerBusyWait = 256 * time.Millisecond
 const schedulerMaxPerTick = 10_000
 
 // RunDueScheduledTransfers runs every occurrence due now (the service's
-// clock), oldest first, each in its own transaction (see the top of this
-// file), and returns how many succeeded and failed. Any number of
-// instances may run it at once: each claims other series' rows.
+// clock), each in its own transaction (see the top of this file), in
+// rounds: each round runs the oldest due occurrence of every customer with
+// one due, the customer whose oldest occurrence waited longest first, and
+// the next round looks again for the customers with one due (so a
+// customer whose occurrence came due meanwhile takes its turn then). It
+// returns how many succeeded and failed. Any number of instances may run
+// it at once: each claims other series' rows.
 //
 // Returns only internal errors (the database failed), with the counts so
 // far; a series whose run failed that way is left due for the next pass.
@@ -447,43 +491,80 @@ func (s *Service) RunDueScheduledTransfers(ctx context.Context) (SchedulerTick, 
 	var firstErr error
 	backoff := busyBackoff
 	for tick.Succeeded+tick.Failed < schedulerMaxPerTick && ctx.Err() == nil {
-		id, status, err := s.runNextDue(ctx, skip)
+		customers, err := s.dueCustomers(ctx)
 		if err != nil {
-			if id == 0 {
-				return tick, err
+			return tick, err
+		}
+		claimed := false
+		for _, customer := range customers {
+			if tick.Succeeded+tick.Failed >= schedulerMaxPerTick || ctx.Err() != nil {
+				break
 			}
-			// An account of the series held by another transaction is no
-			// failure: the others go first, then it is tried again.
-			if errors.Is(err, errPostingBusy) {
-				busy = append(busy, id)
-			} else if firstErr == nil {
-				firstErr = err
+			id, status, err := s.runNextDue(ctx, customer, skip)
+			if err != nil {
+				if id == 0 {
+					return tick, err
+				}
+				// An account of the series held by another transaction is no
+				// failure: the others go first, then it is tried again.
+				if errors.Is(err, errPostingBusy) {
+					busy = append(busy, id)
+				} else if firstErr == nil {
+					firstErr = err
+				}
+				skip = append(skip, id)
+				claimed = true
+				continue
 			}
-			skip = append(skip, id)
+			switch status {
+			case RunSucceeded:
+				tick.Succeeded++
+				s.scheduler.succeeded.Add(1)
+			case RunFailed:
+				tick.Failed++
+				s.scheduler.failed.Add(1)
+			}
+			claimed = claimed || status != ""
+		}
+		if claimed {
 			continue
 		}
-		switch status {
-		case "":
-			if len(busy) == 0 || backoff > schedulerBusyWait {
-				return tick, firstErr // what stays busy runs at the next pass
-			}
-			select {
-			case <-ctx.Done():
-				return tick, firstErr
-			case <-time.After(backoff):
-			}
-			backoff *= 2
-			skip = slices.DeleteFunc(skip, func(id int64) bool { return slices.Contains(busy, id) })
-			busy = busy[:0]
-		case RunSucceeded:
-			tick.Succeeded++
-			s.scheduler.succeeded.Add(1)
-		case RunFailed:
-			tick.Failed++
-			s.scheduler.failed.Add(1)
+		// Nothing left that this pass may claim.
+		if len(busy) == 0 || backoff > schedulerBusyWait {
+			return tick, firstErr // what stays busy runs at the next pass
 		}
+		select {
+		case <-ctx.Done():
+			return tick, firstErr
+		case <-time.After(backoff):
+		}
+		backoff *= 2
+		skip = slices.DeleteFunc(skip, func(id int64) bool { return slices.Contains(busy, id) })
+		busy = busy[:0]
 	}
 	return tick, firstErr
+}
+
+// dueCustomers returns the customers with an occurrence due now, the one
+// whose oldest due occurrence waited longest first: one round's turns. It
+// walks the index of active series by customer (migration 0060), one
+// probe per customer, however many series each has due.
+func (s *Service) dueCustomers(ctx context.Context) ([]int64, error) {
+	var out []int64
+	err := s.db.SelectContext(ctx, &out, `
+		WITH RECURSIVE due (user_id) AS (
+			(SELECT user_id FROM scheduled_transfers
+				WHERE status = 'active' AND next_run_at <= $1 ORDER BY user_id, next_run_at LIMIT 1)
+			UNION ALL
+			SELECT (SELECT st.user_id FROM scheduled_transfers st
+				WHERE st.status = 'active' AND st.next_run_at <= $1 AND st.user_id > due.user_id ORDER BY st.user_id, st.next_run_at LIMIT 1)
+			FROM due WHERE due.user_id IS NOT NULL)
+		SELECT due.user_id FROM due
+		CROSS JOIN LATERAL (SELECT st.next_run_at FROM scheduled_transfers st
+			WHERE st.status = 'active' AND st.user_id = due.user_id ORDER BY st.next_run_at LIMIT 1) oldest
+		WHERE due.user_id IS NOT NULL
+		ORDER BY oldest.next_run_at, due.user_id`, s.now())
+	return out, errs.Wrap(err, "customers with scheduled transfers due")
 }
 
 // dueSchedule is a claimed series with what its run needs.
@@ -503,11 +584,12 @@ type dueSchedule struct {
 	Until       *time.Time   `db:"until"`
 }
 
-// runNextDue claims the oldest due series no other transaction holds and
-// runs its due occurrence, all in one transaction. It returns the series'
-// id and the run's status ("" when nothing is due). On an internal error
-// the transaction rolls back: the occurrence stays due.
-func (s *Service) runNextDue(ctx context.Context, skip []int64) (int64, string, error) {
+// runNextDue claims the customer's oldest due series that no other
+// transaction holds and is not in skip, and runs its due occurrence, all
+// in one transaction. It returns the series' id and the run's status (""
+// when nothing of the customer's is due). On an internal error the
+// transaction rolls back: the occurrence stays due.
+func (s *Service) runNextDue(ctx context.Context, customer int64, skip []int64) (int64, string, error) {
 	var id int64
 	var status string
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
@@ -521,9 +603,9 @@ func (s *Service) runNextDue(ctx context.Context, skip []int64) (int64, string, 
 			JOIN accounts fa ON fa.id = st.from_account_id
 			JOIN accounts ta ON ta.id = st.to_account_id
 			JOIN users u ON u.id = st.user_id JOIN roles r ON r.id = u.role_id
-			WHERE st.status = 'active' AND st.next_run_at <= $1 AND st.id <> ALL($2::bigint[])
+			WHERE st.user_id = $3 AND st.status = 'active' AND st.next_run_at <= $1 AND st.id <> ALL($2::bigint[])
 			ORDER BY st.next_run_at, st.id LIMIT 1
-			FOR UPDATE OF st SKIP LOCKED`, s.now(), pq.Array(skip))
+			FOR UPDATE OF st SKIP LOCKED`, s.now(), pq.Array(skip), customer)
 		if notFound(err) {
 			return nil
 		}

@@ -1,8 +1,11 @@
 package bank
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -692,4 +695,171 @@ func TestScheduledKeysAreTheBanks(t *testing.T) {
 	if b := balanceOf(t, f.s, f.to.ID); b != 100_00 {
 		t.Fatalf("recipient balance %v after the occurrence", b)
 	}
+}
+
+// One pass runs the due occurrences round-robin across customers, the
+// customer whose oldest occurrence waited longest first in each round: a
+// customer's backlog does not push another's occurrence behind all of it
+// (issue 20). Alice has five due, Dave three, Carol one.
+func TestScheduledRoundRobinAcrossCustomers(t *testing.T) {
+	t.Parallel()
+	f := newSchedFixture(t, "2027-03-01T08:00:00Z", "100.00")
+	schedule := func(owner Actor, from Account, runAt string) int64 {
+		t.Helper()
+		st, err := f.s.CreateScheduledTransfer(ctx, owner, ScheduledTransferInput{AccountID: from.AccountNumber, ToAccountID: f.to.AccountNumber,
+			Amount: amt(t, "1.00"), Description: "Fair share", RunAt: runAt, Frequency: FrequencyOnce})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.ID
+	}
+	dave, carol := newCustomer(t, f.s, "Dave Sched"), newCustomer(t, f.s, "Carol Sched")
+	daveAcc, carolAcc := openAccount(t, f.s, dave, "100.00"), openAccount(t, f.s, carol, "100.00")
+	var a, d []int64
+	for i := range 5 {
+		a = append(a, schedule(f.alice, f.from, fmt.Sprintf("2027-03-01T09:00:0%dZ", i)))
+	}
+	for i := range 3 {
+		d = append(d, schedule(dave, daveAcc, fmt.Sprintf("2027-03-01T09:00:1%dZ", i)))
+	}
+	c := schedule(carol, carolAcc, "2027-03-01T09:00:30Z")
+	if tick := f.tick(t, "2027-03-01T09:01:00Z"); tick.Succeeded != 9 || tick.Failed != 0 {
+		t.Fatalf("pass %+v; want 9 succeeded", tick)
+	}
+	var order []int64
+	if err := f.s.db.Select(&order, `SELECT scheduled_id FROM scheduled_transfer_runs ORDER BY id`); err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{a[0], d[0], c, a[1], d[1], a[2], d[2], a[3], a[4]}
+	if fmt.Sprint(order) != fmt.Sprint(want) {
+		t.Fatalf("runs in the order %v; want %v (Alice %v, Dave %v, Carol %d)", order, want, a, d, c)
+	}
+}
+
+// The flood of issue 20: one customer has 3,000 once transfers due at T
+// (written straight into the table: the API's per-customer cap would
+// refuse them), another customer's transfer is due at T+2 s, and serve's
+// scheduler runs from T every scheduler_interval. The other customer's
+// transfer runs within scheduler_interval of its time, while the backlog
+// is still being worked through.
+func TestScheduledFloodDoesNotDelayOthers(t *testing.T) {
+	t.Parallel()
+	const flood = 3000
+	s := newService(t)
+	alice, bob, carol := newCustomer(t, s, "Alice Flood"), newCustomer(t, s, "Bob Flood"), newCustomer(t, s, "Carol Flood")
+	aliceAcc, bobAcc, carolAcc := openAccount(t, s, alice, "100.00"), openAccount(t, s, bob, "100.00"), openAccount(t, s, carol, "0.00")
+	at := time.Now().UTC().Truncate(time.Second).Add(2 * time.Second) // T
+	if _, err := s.db.Exec(`INSERT INTO scheduled_transfers (user_id, from_account_id, to_account_id, amount, description, frequency, anchor_day, next_run_at)
+		SELECT $1, $2, $3, 0.01, 'Flood ' || g, 'once', $4, $5 FROM generate_series(1, $6) g`,
+		alice.UserID, aliceAcc.ID, carolAcc.ID, at.Day(), at, flood); err != nil {
+		t.Fatal(err)
+	}
+	bobs, err := s.CreateScheduledTransfer(ctx, bob, ScheduledTransferInput{AccountID: bobAcc.AccountNumber, ToAccountID: carolAcc.AccountNumber,
+		Amount: amt(t, "5.00"), Description: "Bob on time", RunAt: at.Add(2 * time.Second).Format(time.RFC3339), Frequency: FrequencyOnce})
+	if err != nil {
+		t.Fatal(err)
+	}
+	due := *bobs.NextRunAt
+
+	time.Sleep(time.Until(at))
+	sctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.RunScheduler(sctx, DefaultSchedulerInterval, slog.New(slog.DiscardHandler))
+	}()
+	defer func() { stop(); <-done }()
+
+	var ran time.Time
+	for give := due.Add(DefaultSchedulerInterval + 5*time.Second); ; {
+		err := s.db.Get(&ran, `SELECT created_at FROM scheduled_transfer_runs WHERE scheduled_id = $1`, bobs.ID)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			t.Fatal(err)
+		}
+		if time.Now().After(give) {
+			var n int
+			s.db.Get(&n, `SELECT count(*) FROM scheduled_transfer_runs`)
+			t.Fatalf("Bob's transfer due %s has not run %s after its time (%d of the %d backlog ran)", due.Format(time.RFC3339), time.Since(due).Round(time.Millisecond), n, flood)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	late := ran.Sub(due)
+	if late > DefaultSchedulerInterval {
+		t.Fatalf("Bob's transfer ran %s after its time; the contract allows scheduler_interval (%s)", late.Round(time.Millisecond), DefaultSchedulerInterval)
+	}
+	var before int
+	if err := s.db.Get(&before, `SELECT count(*) FROM scheduled_transfer_runs WHERE created_at <= $1 AND scheduled_id <> $2`, ran, bobs.ID); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Bob's transfer ran %s after its time, after %d of the %d backlog", late.Round(time.Millisecond), before, flood)
+}
+
+// A customer has at most scheduled_max_active active series: one more is
+// refused (422 too_many_scheduled_transfers), also when several are asked
+// for at once; a cancelled or completed series frees its place, and
+// another customer is not counted against.
+func TestScheduledMaxActivePerCustomer(t *testing.T) {
+	t.Parallel()
+	s := newServiceWith(t, func(st *Settings) { st.ScheduledMaxActive = 3 })
+	alice, bob := newCustomer(t, s, "Alice Cap"), newCustomer(t, s, "Bob Cap")
+	from, to, bobAcc := openAccount(t, s, alice, "100.00"), openAccount(t, s, bob, "0.00"), openAccount(t, s, bob, "100.00")
+	clock := fixClock(s, instant(t, "2027-05-01T08:00:00Z"))
+	schedule := func(owner Actor, from, to Account, freq string) (ScheduledTransfer, error) {
+		return s.CreateScheduledTransfer(ctx, owner, ScheduledTransferInput{AccountID: from.AccountNumber, ToAccountID: to.AccountNumber,
+			Amount: amt(t, "1.00"), Description: "Capped", RunAt: clock.now().Add(time.Hour).Format(time.RFC3339), Frequency: freq})
+	}
+	// Eight at once: exactly three get a place.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var made []ScheduledTransfer
+	refused := 0
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := schedule(alice, from, to, FrequencyOnce)
+			mu.Lock()
+			defer mu.Unlock()
+			switch e := errs.As(err); {
+			case err == nil:
+				made = append(made, st)
+			case e.Kind == errs.Unprocessable && e.Code == "too_many_scheduled_transfers":
+				refused++
+				if !strings.Contains(e.Message, "3 active scheduled transfers") {
+					t.Errorf("refusal says %q", e.Message)
+				}
+			default:
+				t.Errorf("create: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(made) != 3 || refused != 5 {
+		t.Fatalf("%d created, %d refused; want 3 and 5", len(made), refused)
+	}
+	if _, err := schedule(bob, bobAcc, from, FrequencyDaily); err != nil {
+		t.Fatalf("another customer: %v", err)
+	}
+	if err := s.CancelScheduledTransfer(ctx, alice, made[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := schedule(alice, from, to, FrequencyDaily); err != nil {
+		t.Fatalf("after a cancel: %v", err)
+	}
+	_, err := schedule(alice, from, to, FrequencyOnce)
+	wantKind(t, err, errs.Unprocessable, "too_many_scheduled_transfers")
+	clock.add(2 * time.Hour) // the two once series run and complete; the daily one stays active
+	if tick, err := s.RunDueScheduledTransfers(ctx); err != nil || tick.Succeeded < 3 {
+		t.Fatalf("pass %+v %v", tick, err)
+	}
+	for range 2 {
+		if _, err := schedule(alice, from, to, FrequencyOnce); err != nil {
+			t.Fatalf("after completed runs: %v", err)
+		}
+	}
+	_, err = schedule(alice, from, to, FrequencyOnce)
+	wantKind(t, err, errs.Unprocessable, "too_many_scheduled_transfers")
 }

@@ -57,6 +57,10 @@ type Settings struct {
 	// DefaultTransferBatchWorkers.
 	TransferBatch        int
 	TransferBatchWorkers int
+	// ScheduledMaxActive is config scheduled_max_active: the most active
+	// scheduled transfers a customer may have (scheduled.go); <= 0:
+	// DefaultScheduledMaxActive.
+	ScheduledMaxActive int
 	// Logger gets what the service reports on its own (a posting batch
 	// whose connection broke, a worker's panic); nil: slog.Default().
 	Logger *slog.Logger
@@ -101,6 +105,9 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 	}
 	if s.DailyTransferLimit <= 0 {
 		s.DailyTransferLimit = DefaultDailyTransferLimit
+	}
+	if s.ScheduledMaxActive <= 0 {
+		s.ScheduledMaxActive = DefaultScheduledMaxActive
 	}
 	if s.LookupPerMinute <= 0 {
 		s.LookupPerMinute = 30

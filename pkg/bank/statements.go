@@ -110,7 +110,6 @@ type StatementTotals struct {
 }
 
 var (
-	errPeriodOrder    = periodError("to", "to must not be before from")
 	errPeriodTooLong  = periodError("to", fmt.Sprintf("A statement covers at most %d days; ask for a shorter period", MaxStatementDays))
 	errStatementLarge = &errs.Error{Kind: errs.Unprocessable, Code: "statement_too_large",
 		Message: fmt.Sprintf("A PDF statement holds at most %d transactions; download it as CSV or ask for a shorter period", MaxPDFStatementRows),
@@ -122,8 +121,10 @@ func periodError(field, msg string) *errs.Error {
 }
 
 // normalize checks the query before any query: the account number's
-// characters and length, the two days and the format (400 invalid_input,
-// every bad field at once), then the period (422 invalid_period).
+// characters and length, the two days, their order and the format (400
+// invalid_input, every bad field at once: a period that ends before it
+// begins is no period), then the period's length, a rule of the bank (422
+// invalid_period).
 func (q *StatementQuery) normalize() (from, to time.Time, err error) {
 	bad := map[string]string{}
 	var first string
@@ -152,6 +153,9 @@ func (q *StatementQuery) normalize() (from, to time.Time, err error) {
 		return d
 	}
 	from, to = day("from", q.From), day("to", q.To)
+	if bad["from"] == "" && bad["to"] == "" && to.Before(from) {
+		fail("to", "to must not be before from")
+	}
 	switch q.Format = strings.ToLower(q.Format); q.Format {
 	case "":
 		q.Format = StatementCSV
@@ -161,9 +165,6 @@ func (q *StatementQuery) normalize() (from, to time.Time, err error) {
 	}
 	if len(bad) > 0 {
 		return from, to, &errs.Error{Kind: errs.Invalid, Code: "invalid_input", Message: first, Fields: bad}
-	}
-	if to.Before(from) {
-		return from, to, errPeriodOrder
 	}
 	if to.Sub(from) >= MaxStatementDays*24*time.Hour {
 		return from, to, errPeriodTooLong
@@ -175,8 +176,8 @@ func (q *StatementQuery) normalize() (from, to time.Time, err error) {
 // closed). Another customer's account answers 404, as a missing one does.
 // Close the statement when done.
 //
-// Returns customer_only (403), invalid_input (400: account_id, from, to or
-// format), invalid_period (422: to before from, or more than
+// Returns customer_only (403), invalid_input (400: account_id, from, to (or
+// to before from) or format), invalid_period (422: more than
 // MaxStatementDays), account_not_found (404) or statement_too_large (422: a
 // PDF of more than MaxPDFStatementRows rows).
 func (s *Service) Statement(ctx context.Context, a Actor, q StatementQuery) (*Statement, error) {

@@ -461,7 +461,15 @@ func TestStatementRefusals(t *testing.T) {
 	ok(alice, q(acc.AccountNumber, "2026-01-01", "2026-01-01", "CSV"))
 	ok(CLIActor, q("REFU000002", "2026-01-01", "2026-01-31", "pdf")) // the operator reads anyone's
 	refused(alice, q(acc.AccountNumber, "2024-01-01", "2025-01-01", ""), errs.Unprocessable, "invalid_period", "to")
-	refused(alice, q(acc.AccountNumber, "2026-02-01", "2026-01-31", ""), errs.Unprocessable, "invalid_period", "to")
+	// from after to is bad input, not a business rule: 400 (issue 20), with the other bad fields.
+	refused(alice, q(acc.AccountNumber, "2026-02-01", "2026-01-31", ""), errs.Invalid, "invalid_input", "to")
+	refused(alice, q(acc.AccountNumber, "2026-02-01", "2026-01-31", "xls"), errs.Invalid, "invalid_input", "format")
+	if f := func() map[string]string {
+		_, err := s.Statement(ctx, alice, q(acc.AccountNumber, "2026-02-01", "2026-01-31", "xls"))
+		return errs.As(err).Fields
+	}(); f["to"] == "" || f["format"] == "" {
+		t.Fatalf("both bad fields at once: %v", f)
+	}
 	for _, bad := range []struct{ from, to, format, field string }{
 		{"", "2026-01-31", "", "from"},
 		{"2026-1-5", "2026-01-31", "", "from"},

@@ -89,6 +89,9 @@ type Config struct {
 	// LockAfter is how long the app may stay in the background before it
 	// asks for the device's biometrics (or passcode) again.
 	LockAfter time.Duration
+	// ScheduledMaxActive is the most active scheduled transfers one
+	// customer may have.
+	ScheduledMaxActive int
 }
 
 // Keys lists every configuration key with its default, in the order shown by --help.
@@ -106,6 +109,7 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"requests_ttl", "72h", "a pending money request expires after this"},
 	{"expiry_interval", "30s", "how often serve expires old money requests"},
 	{"scheduler_interval", "5s", "how often serve runs the scheduled transfers that are due"},
+	{"scheduled_max_active", "100", "the most active scheduled transfers one customer may have (one more answers 422)"},
 	{"max_amount", "1000000000.00", "the largest amount accepted in one operation"},
 	{"log_level", "info", "debug, info, warn or error"},
 	{"log_format", "text", "text or json"},
@@ -202,6 +206,10 @@ func Load(get func(key string) string) (Config, error) {
 		if err != nil || *d.dst < d.min {
 			return c, bad(d.key, fmt.Sprintf("a duration of at least %s like \"24h\" or \"90m\"", d.min))
 		}
+	}
+	c.ScheduledMaxActive, err = strconv.Atoi(strings.TrimSpace(get("scheduled_max_active")))
+	if err != nil || c.ScheduledMaxActive < 1 || c.ScheduledMaxActive > 100000 {
+		return c, bad("scheduled_max_active", "a whole number from 1 to 100000")
 	}
 	c.MaxAmount, err = money.Parse(strings.TrimSpace(get("max_amount")))
 	if err != nil || c.MaxAmount <= 0 {

@@ -17,6 +17,9 @@ func TestDefaults(t *testing.T) {
 	if c.SchedulerInterval != 5*time.Second {
 		t.Fatalf("scheduler_interval defaults to 5s, got %s", c.SchedulerInterval)
 	}
+	if c.ScheduledMaxActive != 100 {
+		t.Fatalf("scheduled_max_active defaults to 100, got %d", c.ScheduledMaxActive)
+	}
 	if c.SealInterval != time.Second || c.WSMaxPerUser != 10 || len(c.AllowedOrigins) != 0 {
 		t.Fatalf("unexpected event defaults: %+v", c)
 	}
@@ -62,6 +65,7 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"lookup_per_minute":      "0",
 		"expiry_interval":        "1ns",
 		"scheduler_interval":     "50ms",
+		"scheduled_max_active":   "0",
 		"trusted_proxies":        "10.0.0.1, proxy.internal",
 		"max_password_checks":    "-1",
 		"database_app_role":      "app; DROP ROLE x",
@@ -214,6 +218,8 @@ func TestMoreRefusals(t *testing.T) {
 	}{
 		{map[string]string{"transfer_batch": "1001"}, "transfer_batch"},
 		{map[string]string{"transfer_batch_workers": "1001"}, "transfer_batch_workers"},
+		{map[string]string{"scheduled_max_active": "100001"}, "scheduled_max_active"},
+		{map[string]string{"scheduled_max_active": "ten"}, "scheduled_max_active"},
 		{map[string]string{"database_listen_url": "postgres://app@primary-direct/m"}, "database_listen_url"},
 	} {
 		vals := map[string]string{}

@@ -119,6 +119,7 @@ type Router struct {
 
 	fallbacks atomic.Uint64 // reads sent to the primary because no replica had the position in time
 	waited    atomic.Uint64 // reads that waited for a replica and got it
+	primaryAt atomic.Uint64 // the highest WAL position seen on the primary
 
 	mu     sync.Mutex
 	latest map[int64]LSN // the last write position of each user, on this instance
@@ -254,7 +255,38 @@ func (r *Router) CommitPosition(ctx context.Context) (LSN, error) {
 	if err := r.primary.QueryRowContext(ctx, `SELECT pg_current_wal_insert_lsn()::text`).Scan(&s); err != nil {
 		return 0, err
 	}
-	return ParseLSN(s)
+	pos, err := ParseLSN(s)
+	if err == nil {
+		r.sawPrimary(pos)
+	}
+	return pos, err
+}
+
+func (r *Router) sawPrimary(pos LSN) {
+	for {
+		old := r.primaryAt.Load()
+		if uint64(pos) <= old || r.primaryAt.CompareAndSwap(old, uint64(pos)) {
+			return
+		}
+	}
+}
+
+// Reached reports whether the primary's WAL has reached pos. A position a
+// client sends back (HeaderCommitLSN) must be one the primary has passed:
+// any answer gave such a one, and a read would wait replica_wait in vain
+// for a position no replica will replay soon. It asks the primary only
+// when pos is past the highest position this router has seen there (after
+// writes, and at each Measure), so a client's own positions cost nothing.
+// A router without read replicas answers too: it has the primary.
+func (r *Router) Reached(ctx context.Context, pos LSN) (bool, error) {
+	if pos <= LSN(r.primaryAt.Load()) {
+		return true, nil
+	}
+	now, err := r.CommitPosition(ctx)
+	if err != nil {
+		return false, err
+	}
+	return pos <= now, nil
 }
 
 // Remember records the position of a user's write on this instance, so
@@ -290,6 +322,9 @@ func (r *Router) Measure(ctx context.Context) error {
 	perr := r.primary.QueryRowContext(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&s)
 	if perr == nil {
 		primary, perr = ParseLSN(s)
+	}
+	if perr == nil {
+		r.sawPrimary(primary)
 	}
 	lowest := LSN(math.MaxUint64)
 	for _, rep := range r.replicas {

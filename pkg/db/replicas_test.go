@@ -137,3 +137,35 @@ func TestRouterSameDatabase(t *testing.T) {
 		t.Fatal("Measure found the dead replica healthy")
 	}
 }
+
+// TestRouterReached: a position the primary has passed is reached, one
+// beyond its WAL is not; once a position was seen on the primary, any at
+// or before it is answered without asking the primary again.
+func TestRouterReached(t *testing.T) {
+	ctx := context.Background()
+	primary, err := db.Open(ctx, testdb.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := db.NewRouter(primary, nil, time.Second)
+	var s string
+	if err := primary.Get(&s, `SELECT pg_current_wal_insert_lsn()::text`); err != nil {
+		t.Fatal(err)
+	}
+	now, err := db.ParseLSN(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pos, want := range map[db.LSN]bool{0: true, now: true, now + 1<<40: false, math.MaxUint64: false} {
+		if got, err := r.Reached(ctx, pos); err != nil || got != want {
+			t.Errorf("Reached(%v) = %v, %v; want %v (primary at %v)", pos, got, err, want, now)
+		}
+	}
+	primary.Close()
+	if got, err := r.Reached(ctx, now); err != nil || !got {
+		t.Fatalf("a position already seen asked the primary: %v, %v", got, err)
+	}
+	if _, err := r.Reached(ctx, now+1<<40); err == nil {
+		t.Fatal("a position beyond what was seen must ask the primary (closed here)")
+	}
+}

@@ -130,8 +130,13 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
     if (position) lastWrite = laterPosition(lastWrite, position);
   };
 
-  /** Sends the request; a non-2xx answer throws its ApiError (a 401 also signs out). */
-  async function send(path: string, options: RequestOptions): Promise<Response> {
+  /**
+   * Sends the request; a non-2xx answer throws its ApiError (a 401 also signs out).
+   * A position the server's database has not reached (another server's, or one
+   * lost in a failover) is refused before the request does anything: the
+   * position is forgotten and the request sent once more without it.
+   */
+  async function send(path: string, options: RequestOptions, again = false): Promise<Response> {
     const { method = 'GET', body, query, headers = {}, signal } = options;
     const url = urlFor(path, query);
     const finalHeaders: Record<string, string> = { Accept: 'application/json', ...headers };
@@ -157,6 +162,10 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
       if (response.status === 401) config.onUnauthorized();
       const parsed = await readBody(response);
       const errorBody = parsed !== null && typeof parsed === 'object' ? (parsed as ApiErrorBody) : undefined;
+      if (response.status === 400 && errorBody?.code === COMMIT_POSITION_AHEAD && !again) {
+        lastWrite = null;
+        return send(path, options, true);
+      }
       const error = new ApiError(response.status, errorBody, t('Request failed with status {{status}}', { status: response.status }));
       if (response.status === 403) config.onForbidden?.(error, path);
       throw error;
@@ -182,6 +191,9 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
 
 /** The header a write answers its commit position in, and a read sends it back in. */
 export const COMMIT_POSITION_HEADER = 'X-Meridian-Commit-LSN';
+
+/** The code of a 400 for a position the server's database has not reached. */
+const COMMIT_POSITION_AHEAD = 'commit_position_ahead';
 
 /**
  * The later of two PostgreSQL WAL positions ('16/B374D848': two hexadecimal

@@ -846,7 +846,7 @@ export interface paths {
         put?: never;
         /**
          * Schedule a transfer, once or recurring
-         * @description Role User only (403 for an Admin). `serve` runs every due occurrence exactly once, within `scheduler_interval` (default 5 s) of its time, as a normal transfer (same checks, ledger, audit, daily limit); the owner is notified of each run, `Scheduled transfer of $50.00 to account 200300400 succeeded` or `... failed: <reason>`. A failed run does not stop the series. A monthly series keeps `run_at`'s day (the 31st runs on the last day of shorter months). Audited.
+         * @description Role User only (403 for an Admin). `serve` runs every due occurrence exactly once, within `scheduler_interval` (default 5 s) of its time, as a normal transfer (same checks, ledger, audit, daily limit); the owner is notified of each run, `Scheduled transfer of $50.00 to account 200300400 succeeded` or `... failed: <reason>`. A failed run does not stop the series. A monthly series keeps `run_at`'s day (the 31st runs on the last day of shorter months). Customers take turns: due occurrences run one per customer per round, so one customer's backlog does not delay another's. A customer has at most `scheduled_max_active` (default 100) active series; completed and cancelled ones do not count. Audited.
          */
         post: operations["createScheduledTransfer"];
         delete?: never;
@@ -3388,7 +3388,7 @@ export interface operations {
             /** @description Account not found: `account_id` is not the caller's open account, or `to_account_id` is unknown. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
-            /** @description The same account on both sides, a closed receiving account, a deactivated recipient, or different currencies. */
+            /** @description The same account on both sides, a closed receiving account, a deactivated recipient, or different currencies; or the caller already has `scheduled_max_active` (default 100) active scheduled transfers: `You already have 100 active scheduled transfers, the most allowed; cancel one before scheduling another` (`too_many_scheduled_transfers`). */
             422: components["responses"]["Unprocessable"];
             500: components["responses"]["InternalError"];
         };
@@ -3889,13 +3889,13 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /** @description A missing or bad `account_id`, `from`, `to` or `format` (`fields` names each). */
+            /** @description A missing or bad `account_id`, `from`, `to` or `format`, or `to` before `from` (`invalid_input`; `fields` names each). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description Account not found (missing or another customer's). */
             404: components["responses"]["NotFound"];
-            /** @description `invalid_period` (`to` before `from`, or more than 366 days) or `statement_too_large` (a PDF of more than 10,000 rows). */
+            /** @description `invalid_period` (more than 366 days) or `statement_too_large` (a PDF of more than 10,000 rows). */
             422: components["responses"]["Unprocessable"];
             500: components["responses"]["InternalError"];
         };

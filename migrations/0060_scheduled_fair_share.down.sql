@@ -1,0 +1,1 @@
+DROP INDEX scheduled_transfers_user_due_idx;
