@@ -174,20 +174,25 @@ func TestRunAnchors(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { s.RunAnchors(cctx, 20*time.Millisecond, dir, nil); close(done) }()
+	defer func() { cancel(); <-done }()
+	files := func() int {
+		names, _ := filepath.Glob(filepath.Join(dir, "anchor-*.json"))
+		return len(names)
+	}
 	waitFiles := func(n int) {
 		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if names, _ := filepath.Glob(filepath.Join(dir, "anchor-*.json")); len(names) == n {
-				return
-			}
+		for deadline := time.Now().Add(30 * time.Second); files() < n; time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatalf("want %d checkpoints written", n)
+				t.Fatalf("%d checkpoints written, want %d", files(), n)
 			}
 		}
 	}
 	waitFiles(1)
-	newCustomer(t, s, "Rob Runner") // the chain grows: a second checkpoint
+	// An unchanged chain gets no new checkpoint.
+	time.Sleep(100 * time.Millisecond)
+	if n := files(); n != 1 {
+		t.Fatalf("%d checkpoints of an unchanged chain", n)
+	}
+	newCustomer(t, s, "Rob Runner") // the chain grows: another checkpoint (or one per row it grew by)
 	waitFiles(2)
-	cancel()
-	<-done
 }

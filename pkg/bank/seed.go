@@ -65,6 +65,9 @@ type demoTransfer struct {
 	months, days int
 }
 
+// demoRates are the demo's exchange rates: base, quote, rate.
+var demoRates = [][3]string{{"EUR", "USD", "1.0842"}, {"GBP", "USD", "1.2650"}}
+
 var demoTransfers = []demoTransfer{
 	{1, "100200300", "200300400", 120_00, "Dinner", 4, 20},
 	{2, "200300400", "100200300", 45_50, "Concert tickets", 4, 2},
@@ -170,6 +173,12 @@ func (s *Service) SeedDemo(ctx context.Context) (created bool, err error) {
 		}
 		if _, err := s.db.ExecContext(ctx, `UPDATE accounts SET created_at = $2 WHERE id = $1`, acc.ID, opened); err != nil {
 			return false, errs.Wrap(err, "seed backdate account")
+		}
+	}
+	// Exchange rates, so a demo customer can exchange at once.
+	for _, r := range demoRates {
+		if _, err := s.SetFXRate(ctx, CLIActor, r[0], r[1], Rate(r[2])); err != nil {
+			return false, err
 		}
 	}
 	for _, d := range demoTransfers {
@@ -385,6 +394,14 @@ func (s *Service) SeedBulk(ctx context.Context, owner *sqlx.DB, o BulkOptions) (
 		}
 		if _, err := tx.ExecContext(ctx, bulkAccountsSQL, offset, o.AccountsPerUser, o.Seed); err != nil {
 			return errs.Wrap(err, "bulk accounts")
+		}
+		// Its history is made up: its savings accounts accrue interest from
+		// the day it ran, not from their made-up opening days.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO interest_cursors (account_id, accrued_through)
+			SELECT b.id, (now() AT TIME ZONE 'UTC')::date - 1 FROM bulk_acc b
+			JOIN accounts a ON a.id = b.id JOIN account_types t ON t.id = a.account_type_id WHERE t.interest_rate > 0
+			ON CONFLICT (account_id) DO NOTHING`); err != nil {
+			return errs.Wrap(err, "bulk interest")
 		}
 		if _, err := tx.ExecContext(ctx, `ALTER TABLE bulk_acc ADD PRIMARY KEY (i); ANALYZE bulk_acc`); err != nil {
 			return errs.Wrap(err, "bulk index")

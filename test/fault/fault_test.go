@@ -383,15 +383,15 @@ func (h *harness) openDB(ctx context.Context) *sqlx.DB {
 }
 
 // seedCustomers seeds n bulk customers with `meridian seed --users n --seed
-// seed` and returns them (those seeded now, with their accounts) and the
+// seed` (and extra flags) and returns them (those seeded now, with their accounts) and the
 // database's mark after the seeding.
-func (h *harness) seedCustomers(ctx context.Context, dbx *sqlx.DB, n, seed int) ([]loadtest.Customer, loadtest.Mark) {
+func (h *harness) seedCustomers(ctx context.Context, dbx *sqlx.DB, n, seed int, extra ...string) ([]loadtest.Customer, loadtest.Mark) {
 	h.t.Helper()
 	before, err := loadtest.TakeMark(ctx, dbx)
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	h.run("seed", "--users", strconv.Itoa(n), "--seed", strconv.Itoa(seed))
+	h.run(append([]string{"seed", "--users", strconv.Itoa(n), "--seed", strconv.Itoa(seed)}, extra...)...)
 	customers, err := loadtest.BulkCustomers(ctx, dbx, before.MaxUserID, 0, 0)
 	if err != nil {
 		h.t.Fatal(err)
