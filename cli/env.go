@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -32,6 +33,22 @@ type env struct {
 	cluster   *pgembed.Cluster // nil with database_url
 	svc       *bank.Service
 	log       *slog.Logger
+	// owner is a pool on ownerDSN, opened the first time the service asks
+	// (bank.Settings.Owner: a role given at the command line).
+	ownerOnce sync.Once
+	owner     *sqlx.DB
+	ownerErr  error
+}
+
+// ownerDB opens (once) one connection as the schema's owner.
+func (e *env) ownerDB(ctx context.Context) (*sqlx.DB, error) {
+	e.ownerOnce.Do(func() {
+		e.owner, e.ownerErr = db.Open(ctx, e.ownerDSN)
+		if e.ownerErr == nil {
+			e.owner.SetMaxOpenConns(1)
+		}
+	})
+	return e.owner, e.ownerErr
 }
 
 // ownerRole owns the embedded database's schema and runs its migrations;
@@ -150,7 +167,7 @@ func (a *app) openEnv(ctx context.Context, migrate, serve bool) (*env, error) {
 		MaxPasswordChecks: cfg.MaxPasswordChecks, DisableCustomerFunding: !cfg.CustomerFunding, RequireTwoFactorForAdmins: cfg.RequireTwoFactorForAdmins,
 		DailyTransferLimit: cfg.DailyTransferLimit, TransferBatch: cfg.TransferBatch, TransferBatchWorkers: cfg.TransferBatchWorkers,
 		Logger: e.log, AnchorKey: cfg.AnchorKey, LockAfter: cfg.LockAfter, ScheduledMaxActive: cfg.ScheduledMaxActive,
-		ApprovalThreshold: cfg.ApprovalThreshold, FXSpreadBps: cfg.FXSpreadBps})
+		ApprovalThreshold: cfg.ApprovalThreshold, FXSpreadBps: cfg.FXSpreadBps, Owner: e.ownerDB})
 	e.svc.SetReadRouter(e.reads)
 	return e, nil
 }
@@ -222,6 +239,9 @@ func (e *env) close() {
 	}
 	if e.db != nil {
 		e.db.Close()
+	}
+	if e.owner != nil {
+		e.owner.Close()
 	}
 	if e.cluster != nil {
 		if err := e.cluster.Stop(); err != nil {

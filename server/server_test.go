@@ -3,13 +3,16 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/jmoiron/sqlx"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -42,10 +45,29 @@ func newEnvWith(t *testing.T, st bank.Settings, o Options) *testEnv {
 	super := testdb.URL(t)
 	url := testdb.AppURL(super)
 	e := &testEnv{t: t, url: url, superURL: super}
+	if st.Owner == nil {
+		st.Owner = ownerPool(t, super)
+	}
 	e.svc = newServiceWith(t, url, st)
 	o.Logger, o.Version = quiet, "test"
 	e.srv = New(e.svc, NewHub(e.svc, quiet), o)
 	return e
+}
+
+// ownerPool is bank.Settings.Owner on the test database's superuser URL
+// (the schema's owner here), opened once.
+func ownerPool(t *testing.T, super string) func(context.Context) (*sqlx.DB, error) {
+	var once sync.Once
+	var conn *sqlx.DB
+	var err error
+	return func(context.Context) (*sqlx.DB, error) {
+		once.Do(func() {
+			if conn, err = openDB(super); err == nil {
+				t.Cleanup(func() { conn.Close() })
+			}
+		})
+		return conn, err
+	}
 }
 
 func newService(t *testing.T, url string) *bank.Service {

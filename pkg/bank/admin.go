@@ -133,7 +133,7 @@ func (s *Service) SetUserActive(ctx context.Context, a Actor, userID int64, acti
 			return err
 		}
 		if !active && u.Role == RoleAdmin && u.IsActive && admins <= 1 {
-			return errs.E(errs.Unprocessable, "last_admin", "This would leave no active administrator")
+			return errLastAdmin
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE users SET is_active = $2 WHERE id = $1`, userID, active); err != nil {
 			return errs.Wrap(err, "set active")
@@ -186,7 +186,7 @@ func (s *Service) AssignRole(ctx context.Context, a Actor, userID int64, roles [
 	}
 	role := roles[0]
 	var out User
-	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+	err := s.inTxAs(ctx, a, func(tx *sqlx.Tx) error {
 		// The accounts before the user row: a transfer locks its accounts, then
 		// (through the ledger's foreign key) its users; the same order cannot deadlock.
 		holds := false
@@ -201,15 +201,14 @@ func (s *Service) AssignRole(ctx context.Context, a Actor, userID int64, roles [
 			return err
 		}
 		if role == RoleUser && u.Role == RoleAdmin && u.IsActive && admins <= 1 {
-			return errs.E(errs.Unprocessable, "last_admin", "This would leave no active administrator")
+			return errLastAdmin
 		}
 		if role == RoleAdmin && u.Role != RoleAdmin && holds {
 			return errCustomerHasAccounts
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE users SET role_id = (SELECT id FROM roles WHERE name = $2) WHERE id = $1`, userID, role); err != nil {
-			return errs.Wrap(err, "assign role")
-		}
-		if err := audit(ctx, tx, a, AuditEntry{Action: "ROLE_ASSIGN", Table: "users", Description: fmt.Sprintf("Assigned role %s to %s (id %d), was %s", role, u.Email, u.ID, u.Role)}); err != nil {
+		// The change and its audit row: set_user_role, the only way a role
+		// changes (the runtime role may not update role_id).
+		if err := setRole(ctx, tx, a, userID, role); err != nil {
 			return err
 		}
 		u.Role = role
@@ -221,6 +220,8 @@ func (s *Service) AssignRole(ctx context.Context, a Actor, userID int64, roles [
 	}
 	return AdminRow(out), err
 }
+
+var errLastAdmin = errs.E(errs.Unprocessable, "last_admin", "This would leave no active administrator")
 
 var errCustomerHasAccounts = errs.E(errs.Unprocessable, "customer_has_accounts", "Close or empty this customer's accounts first")
 

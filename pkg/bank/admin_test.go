@@ -69,7 +69,7 @@ func TestUserStatus(t *testing.T) {
 func TestAssignRole(t *testing.T) {
 	t.Parallel()
 	s := newService(t)
-	adm := newAdmin(t, s)
+	adm := newAdmin(t, s) // made an Admin by set_user_role: one ROLE_ASSIGN row
 	c := newCustomer(t, s, "Eli Fox")
 	for _, roles := range [][]string{nil, {}, {"Root"}, {RoleAdmin, RoleUser}, {"admin"}} {
 		_, err := s.AssignRole(ctx, adm, c.UserID, roles)
@@ -85,7 +85,7 @@ func TestAssignRole(t *testing.T) {
 	}
 	_, err = s.AssignRole(ctx, CLIActor, c.UserID, []string{RoleUser})
 	wantKind(t, err, errs.Unprocessable, "last_admin")
-	if n := auditCount(t, s, "ROLE_ASSIGN"); n != 2 {
+	if n := auditCount(t, s, "ROLE_ASSIGN"); n != 3 {
 		t.Fatalf("ROLE_ASSIGN rows %d", n)
 	}
 	_, err = s.AssignRole(ctx, CLIActor, 424242, []string{RoleUser})

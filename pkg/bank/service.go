@@ -68,6 +68,12 @@ type Settings struct {
 	// exchange, in hundredths of a percent, taken against the customer
 	// (fx.go); < 0: DefaultFXSpreadBps. 0 is no spread.
 	FXSpreadBps int
+	// Owner opens (once) a pool signed in as the schema's owner, for what
+	// only the operator at the command line may do with no administrator
+	// signed in: give a user a role (set_user_role checks the session's
+	// role). nil: the service's own pool is used (tests; a database_url
+	// that signs in as the owner).
+	Owner func(context.Context) (*sqlx.DB, error)
 	// ApprovalThreshold is config approval_threshold: an administrator's
 	// deposit, withdrawal or reversal at or over it waits for a second
 	// administrator (approvals.go); <= 0: DefaultApprovalThreshold.
@@ -239,6 +245,28 @@ func checkUserID(a Actor, userID *int64) error {
 // deadlock is retried a few times, so it never reaches a client as a 500.
 func (s *Service) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	return s.inTxOn(ctx, s.db, fn)
+}
+
+// inTxAs is inTx on the owner's pool when a is the operator at the
+// command line (Settings.Owner), else on the service's own.
+func (s *Service) inTxAs(ctx context.Context, a Actor, fn func(tx *sqlx.Tx) error) error {
+	if !a.CLI || s.settings.Owner == nil {
+		return s.inTx(ctx, fn)
+	}
+	owner, err := s.settings.Owner(ctx)
+	if err != nil {
+		return errs.Wrap(err, "connect as the schema's owner")
+	}
+	return s.inTxOn(ctx, owner, fn)
+}
+
+// setRole gives user the role in tx through set_user_role, as a.
+func setRole(ctx context.Context, tx *sqlx.Tx, a Actor, user int64, role string) error {
+	_, err := tx.ExecContext(ctx, `SELECT set_user_role($1, $2, $3)`, nullID(a.auditUserID()), user, role)
+	if code, _ := pgCode(err); code == "23514" {
+		return errLastAdmin
+	}
+	return errs.Wrap(err, "assign role")
 }
 
 // inTxOn is inTx on another pool (the schema owner's, for the bulk seed).

@@ -79,15 +79,25 @@ func (s *Service) Register(ctx context.Context, actor Actor, in RegisterInput) (
 		return User{}, err
 	}
 	var u User
-	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
+	// Another role than User is given by set_user_role, which only an
+	// administrator or the operator (connected as the owner) may call.
+	inTx := s.inTx
+	if role != RoleUser {
+		inTx = func(ctx context.Context, fn func(tx *sqlx.Tx) error) error { return s.inTxAs(ctx, actor, fn) }
+	}
+	err = inTx(ctx, func(tx *sqlx.Tx) error {
 		if err := tx.GetContext(ctx, &u.ID, `
-			INSERT INTO users (full_name, email, phone_number, role_id)
-			VALUES ($1, $2, $3, (SELECT id FROM roles WHERE name = $4)) RETURNING id`,
-			in.FullName, in.Email, in.PhoneNumber, role); err != nil {
+			INSERT INTO users (full_name, email, phone_number) VALUES ($1, $2, $3) RETURNING id`,
+			in.FullName, in.Email, in.PhoneNumber); err != nil {
 			if isUniqueViolation(err, "users_email_key") {
 				return errs.E(errs.Conflict, "email_taken", "An account with this email already exists")
 			}
 			return errs.Wrap(err, "insert user")
+		}
+		if role != RoleUser {
+			if err := setRole(ctx, tx, actor, u.ID, role); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO credentials (user_id, password_hash) VALUES ($1, $2)`, u.ID, hash); err != nil {
 			return errs.Wrap(err, "insert credentials")

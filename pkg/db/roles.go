@@ -37,6 +37,9 @@ var AllColumns = []string{"*"}
 //     balance is a ledger row and an audit row;
 //   - a password hash is changed by change_password only (with its audit
 //     row); a new user's credentials may be inserted;
+//   - a role is given by set_user_role only (it checks that an active
+//     administrator, or a session of the schema's owner, asks, and writes
+//     the audit row): a new user is a User, role_id is never updated;
 //   - the audit chain, the notification feed and the sealer's state are
 //     written by event_seal only; audit rows may only be inserted;
 //   - users, accounts and scheduled transfers are never deleted (ledger,
@@ -84,7 +87,7 @@ var RuntimeGrants = map[string]Grant{
 	"two_factor":              {Insert: AllColumns, Update: AllColumns, Delete: true},
 	"two_factor_backup_codes": {Insert: AllColumns, Update: AllColumns, Delete: true},
 	"two_factor_challenges":   {Insert: AllColumns, Update: AllColumns, Delete: true},
-	"users":                   {Insert: []string{"full_name", "email", "phone_number", "role_id"}, Update: []string{"role_id", "is_active", "daily_transfer_limit", "created_at", "home_currency"}},
+	"users":                   {Insert: []string{"full_name", "email", "phone_number"}, Update: []string{"is_active", "daily_transfer_limit", "created_at", "home_currency"}},
 }
 
 // DefaultAppRole is the runtime role of the embedded database, and the

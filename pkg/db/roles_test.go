@@ -200,8 +200,18 @@ func TestRuntimeGrantsAreExact(t *testing.T) {
 // functions that check them, the chain and the feed only by the sealer.
 func TestRuntimeRoleCannotGoAroundTheChecks(t *testing.T) {
 	t.Parallel()
-	app, _ := testdb.NewAsApp(t)
+	app, superURL := testdb.NewAsApp(t)
 	seedLedger(t, app)
+	// The bank has an administrator (made as the owner): from then on only
+	// an administrator or the owner gives a role.
+	super, err := db.Open(context.Background(), superURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer super.Close()
+	if _, err := super.Exec(`INSERT INTO users (full_name, email, phone_number, role_id) VALUES ('Ada Admin', 'ada@example.test', '+1 555 0002', 2)`); err != nil {
+		t.Fatal(err)
+	}
 	for _, q := range []string{
 		`UPDATE accounts SET balance = balance + 1000000`,
 		`INSERT INTO accounts (user_id, account_number, account_type_id, currency, balance) SELECT id, 'RICH000001', 1, 'USD', 1000000 FROM users`,
@@ -213,6 +223,13 @@ func TestRuntimeRoleCannotGoAroundTheChecks(t *testing.T) {
 		`UPDATE event_sealer SET audit_seq = 0`,
 		`INSERT INTO idempotency_keys (user_id, key, request_hash, response_status, response_body) VALUES (1, 'k', 'h', 201, '{}')`,
 		`UPDATE daily_outgoing SET total = 0`,
+		`UPDATE users SET role_id = 2`,
+		`INSERT INTO users (full_name, email, phone_number, role_id) VALUES ('Eve Admin', 'eve@example.test', '+1 555 0001', 2)`,
+		// The function checks who asks: the runtime role is no owner, and
+		// no active administrator stands behind a NULL actor, nor behind a
+		// customer's id.
+		`SELECT set_user_role(NULL, (SELECT min(id) FROM users), 'Admin')`,
+		`SELECT set_user_role((SELECT min(id) FROM users), (SELECT min(id) FROM users), 'Admin')`,
 	} {
 		_, err := app.Exec(q)
 		wantDenied(t, q, err)
