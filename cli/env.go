@@ -13,6 +13,7 @@ import (
 	"github.com/lib/pq"
 
 	"meridian/pkg/auth"
+	"meridian/pkg/backup"
 	"meridian/pkg/bank"
 	"meridian/pkg/config"
 	"meridian/pkg/db"
@@ -74,8 +75,11 @@ func (a *app) openEnv(ctx context.Context, migrate, serve bool) (*env, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("cannot create data_dir %s: %w", dir, err)
 		}
+		// Whoever starts the cluster starts it archiving its WAL into
+		// backup_dir, so the archive has no gap whatever command runs.
 		e.cluster, err = pgembed.Start(ctx, pgembed.Options{DataDir: dir, Database: "meridian", Logger: e.log,
-			OwnerRole: ownerRole, AppRole: cfg.DatabaseAppRole})
+			OwnerRole: ownerRole, AppRole: cfg.DatabaseAppRole,
+			ArchiveDir: backup.WALDir(cfg.BackupDir), ArchiveTimeout: cfg.ArchiveTimeout})
 		if err != nil {
 			return nil, err
 		}

@@ -96,6 +96,9 @@ func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 	}
 	srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version, RequestTimeout: e.cfg.RequestTimeout,
 		TrustedProxies: e.cfg.TrustedProxies, AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser})
+	if err := watchBackups(bgctx, e, srv.Metrics(), &bg); err != nil {
+		e.log.Warn("backup figures in /metrics", "err", err)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -72,6 +73,18 @@ type Config struct {
 	// many such batches it has in flight at once.
 	TransferBatch        int
 	TransferBatchWorkers int
+	// BackupDir is where the embedded database archives its WAL and keeps
+	// its base backups (empty in the configuration: DataDir/backups).
+	BackupDir string
+	// BackupInterval is how often serve takes a base backup of the
+	// embedded database (0: never on its own; the WAL is archived still).
+	BackupInterval time.Duration
+	// BackupKeep is how many base backups to keep (0: all).
+	BackupKeep int
+	// ArchiveTimeout is PostgreSQL's archive_timeout for the embedded
+	// database: the most WAL time a lost disk can take (0: only full
+	// segments are archived).
+	ArchiveTimeout time.Duration
 }
 
 // Keys lists every configuration key with its default, in the order shown by --help.
@@ -106,6 +119,10 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"daily_transfer_limit", "10000.00", "what a customer may send to others per currency per UTC day, unless an administrator sets their own (meridian user limit)"},
 	{"transfer_batch", "32", "the most transfers serve sends to the database in one transaction, each with its own answer; 1: each transfer alone"},
 	{"transfer_batch_workers", "1", "transfer batches serve has in flight at once (1 was fastest on 2 cores: batches never wait for each other's locks)"},
+	{"backup_dir", "", "where the embedded database archives its WAL and keeps base backups (put it on another disk); empty: <data_dir>/backups"},
+	{"backup_interval", "24h", "how often serve takes a base backup of the embedded database; 0: only meridian backup now"},
+	{"backup_keep", "7", "base backups kept (and the archived WAL they need); 0: all"},
+	{"archive_timeout", "60s", "the embedded database archives its WAL at least this often while it is written (what a lost disk can cost at most); 0: full segments only"},
 }
 
 // Load parses raw values (as Viper returns them) into a Config. get returns
@@ -260,7 +277,42 @@ func Load(get func(key string) string) (Config, error) {
 	if err != nil || c.TransferBatchWorkers < 1 || c.TransferBatchWorkers > 1000 {
 		return c, bad("transfer_batch_workers", "a whole number from 1 to 1000")
 	}
+	if err := c.loadBackups(get); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// loadBackups reads the backup keys (the embedded database's).
+func (c *Config) loadBackups(get func(string) string) error {
+	bad := func(key, want string) error {
+		return fmt.Errorf("invalid configuration: %s must be %s (got %q)", key, want, get(key))
+	}
+	c.BackupDir = strings.TrimSpace(get("backup_dir"))
+	if c.BackupDir == "" {
+		c.BackupDir = filepath.Join(c.DataDir, "backups")
+	}
+	var err error
+	for _, d := range []struct {
+		key string
+		dst *time.Duration
+		min time.Duration
+	}{{"backup_interval", &c.BackupInterval, time.Minute}, {"archive_timeout", &c.ArchiveTimeout, time.Second}} {
+		v := strings.TrimSpace(get(d.key))
+		if v == "0" {
+			*d.dst = 0
+			continue
+		}
+		*d.dst, err = time.ParseDuration(v)
+		if err != nil || *d.dst < d.min || (*d.dst%time.Second != 0) {
+			return bad(d.key, fmt.Sprintf("0 or a whole number of seconds of at least %s like \"24h\" or \"90s\"", d.min))
+		}
+	}
+	c.BackupKeep, err = strconv.Atoi(strings.TrimSpace(get("backup_keep")))
+	if err != nil || c.BackupKeep < 0 {
+		return bad("backup_keep", "a whole number of at least 0")
+	}
+	return nil
 }
 
 // parsePrefixes reads a comma-separated list of IP addresses (taken as
