@@ -108,6 +108,13 @@ func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 	case err := <-errc:
 		return err
 	}
+	// First, with shutdown_delay, keep serving while /readyz says we stop:
+	// the balancer takes this instance out before it stops accepting.
+	if d := e.cfg.ShutdownDelay; d > 0 {
+		srv.Stopping()
+		e.log.Info("stopping: /readyz answers 503 while requests are still served", "shutdown_delay", d)
+		time.Sleep(d)
+	}
 	// Stop accepting, finish the requests in flight (each ends by
 	// request_timeout), close the WebSockets with 1001; then the
 	// deferred calls stop the background jobs and close the database.

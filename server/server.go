@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v3"
@@ -55,6 +56,9 @@ type Server struct {
 	wsMaxPerUser   int
 	timeout        time.Duration // each request's deadline
 	allow          allowTable
+	// stopping: serve was told to stop; /readyz says so while the
+	// instance still answers (shutdown_delay), so balancers drain it.
+	stopping atomic.Bool
 }
 
 const (
@@ -106,6 +110,11 @@ func (s *Server) App() *fiber.App { return s.app }
 func (s *Server) Serve(ln net.Listener) error {
 	return s.app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
 }
+
+// Stopping makes /readyz answer 503 shutting_down from now on while
+// everything else is still served: a balancer that checks /readyz stops
+// sending requests before Shutdown stops accepting them.
+func (s *Server) Stopping() { s.stopping.Store(true) }
 
 // Shutdown stops gracefully, in this order: it stops accepting, waits for
 // the requests in flight to finish, then closes every WebSocket with close

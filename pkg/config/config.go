@@ -85,6 +85,10 @@ type Config struct {
 	// database: the most WAL time a lost disk can take (0: only full
 	// segments are archived).
 	ArchiveTimeout time.Duration
+	// ShutdownDelay is how long serve, told to stop, keeps answering while
+	// /readyz says it is stopping, so a balancer takes it out of rotation
+	// before it stops accepting (0: at once).
+	ShutdownDelay time.Duration
 }
 
 // Keys lists every configuration key with its default, in the order shown by --help.
@@ -122,6 +126,7 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"backup_dir", "", "where the embedded database archives its WAL and keeps base backups (put it on another disk); empty: <data_dir>/backups"},
 	{"backup_interval", "24h", "how often serve takes a base backup of the embedded database; 0: only meridian backup now"},
 	{"backup_keep", "7", "base backups kept (and the archived WAL they need); 0: all"},
+	{"shutdown_delay", "0s", "on SIGTERM, serve answers /readyz 503 (shutting_down) but keeps serving this long before it stops accepting, so a balancer stops sending it requests first"},
 	{"archive_timeout", "60s", "the embedded database archives its WAL at least this often while it is written (what a lost disk can cost at most); 0: full segments only"},
 }
 
@@ -190,7 +195,7 @@ func Load(get func(key string) string) (Config, error) {
 	}{{"token_ttl", &c.TokenTTL, time.Minute}, {"requests_ttl", &c.RequestsTTL, time.Second}, {"expiry_interval", &c.ExpiryInterval, 100 * time.Millisecond},
 		{"scheduler_interval", &c.SchedulerInterval, 100 * time.Millisecond},
 		{"seal_interval", &c.SealInterval, 10 * time.Millisecond}, {"request_timeout", &c.RequestTimeout, 100 * time.Millisecond},
-		{"replica_wait", &c.ReplicaWait, 0}}
+		{"replica_wait", &c.ReplicaWait, 0}, {"shutdown_delay", &c.ShutdownDelay, 0}}
 	for _, d := range durations {
 		*d.dst, err = time.ParseDuration(strings.TrimSpace(get(d.key)))
 		if err != nil || *d.dst < d.min {
