@@ -16,7 +16,7 @@ WEB_DIST := server/web/dist/index.html
 APP_SRC  := $(shell find app -type f 2>/dev/null) app.json package.json babel.config.js tsconfig.json index.ts
 
 .PHONY: build run test deps deps-node deps-chromium deps-poppler deps-postgres deps-pgbouncer app test-go test-fuzz test-app test-native test-e2e \
-        vet fmt-check clean budget bench fault fuzz deps-cluster cluster cluster-stop cluster-test
+        vet fmt-check clean budget bench fault fuzz deps-cluster cluster cluster-stop cluster-test upgrade-test
 
 ## build: the web app and bin/meridian with the app embedded
 build: bin/meridian
@@ -77,7 +77,12 @@ cluster-stop:
 ## cluster-test: push across instances, read-your-write on the standby, throughput 1 vs 2 instances, 3 Patroni failovers, a pgBackRest restore
 cluster-test: deps-cluster bin/meridian
 	$(GO) vet -tags cluster ./test/cluster
-	$(GO) test -tags cluster -count=1 -v -timeout 20m ./test/cluster
+	$(GO) test -tags cluster -count=1 -v -timeout 20m -run '^TestCluster$$' ./test/cluster
+
+## upgrade-test: the rolling upgrade drill: a release with one more migration rolled onto both serve instances under load
+upgrade-test: deps-cluster bin/meridian
+	$(GO) vet -tags cluster ./test/cluster
+	$(GO) test -tags cluster -count=1 -v -timeout 15m -run '^TestRollingUpgrade$$' ./test/cluster
 
 deps-chromium:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Chromium"; apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
@@ -87,7 +92,7 @@ deps-poppler:
 	@command -v pdftotext >/dev/null 2>&1 || { echo "installing poppler-utils"; apt-get update -qq && apt-get install -y -qq poppler-utils >/dev/null; }
 
 ## test: everything, from unit tests to the browser tests and the cluster test (90–110 s)
-test: deps fmt-check vet test-go test-fuzz test-app test-native test-e2e cluster-test
+test: deps fmt-check vet test-go test-fuzz test-app test-native test-e2e cluster-test upgrade-test
 	@echo "make test: all green"
 
 fmt-check:
