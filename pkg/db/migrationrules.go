@@ -29,7 +29,9 @@ import (
 //     statements live in a file marked "-- meridian:no-transaction" (run
 //     statement by statement, outside a transaction), where every statement
 //     is safe to run again after a crash half-way: SET, RESET, or a
-//     statement with IF [NOT] EXISTS.
+//     statement with IF [NOT] EXISTS; and an index is dropped (DROP INDEX
+//     CONCURRENTLY IF EXISTS) before it is built, since a crash during the
+//     build leaves an INVALID index that IF NOT EXISTS would keep.
 //   - expand_contract (up files): a statement that removes or changes what a
 //     running release may read or write (DROP TABLE, VIEW, FUNCTION, TYPE,
 //     COLUMN; RENAME; ALTER COLUMN ... TYPE or SET NOT NULL; a NOT NULL
@@ -165,6 +167,7 @@ func checkFile(file, body string, up bool, version int, known map[int]bool) []Ru
 		}
 	}
 
+	dropped := map[string]bool{} // indexes dropped so far
 	for i := range stmts {
 		st := &stmts[i]
 		s := st.Shape
@@ -175,6 +178,19 @@ func checkFile(file, body string, up bool, version int, known map[int]bool) []Ru
 		if notx && i > 0 && !strings.HasPrefix(s, "SET ") && !strings.HasPrefix(s, "RESET ") &&
 			!strings.Contains(s, " IF NOT EXISTS ") && !strings.Contains(s, " IF EXISTS ") {
 			add("no_transaction", st, "outside a transaction, a crash half-way runs the file again: each statement needs IF [NOT] EXISTS")
+		}
+		if c := createIndex.FindStringSubmatch(s); c != nil && c[2] != "" {
+			// An index a crash left half-built is INVALID, and IF NOT
+			// EXISTS would keep it: the file drops it first.
+			if name := indexName(s); name != "" && !dropped[name] {
+				add("no_transaction", st, "DROP INDEX CONCURRENTLY IF EXISTS %s before building it (a crash leaves an INVALID index that IF NOT EXISTS would keep)", name)
+			}
+		}
+		if c := dropIndex.FindStringSubmatch(s); c != nil {
+			rest := strings.TrimPrefix(s[len(c[0]):], "IF EXISTS ")
+			for _, name := range strings.Split(strings.Fields(rest + " ")[0], ",") {
+				dropped[unquote(name)] = true
+			}
 		}
 		if c := createIndex.FindStringSubmatch(s); c != nil && c[2] == "" && !created[unquote(c[3])] {
 			add("concurrently", st, "an index on %s, which holds data: CREATE INDEX CONCURRENTLY", unquote(c[3]))
@@ -242,6 +258,12 @@ func contractAction(action string) string {
 	}
 	return ""
 }
+
+// createIndexName matches the index's name in CREATE INDEX.
+var createIndexName = regexp.MustCompile(`^CREATE (?:UNIQUE )?INDEX (?:CONCURRENTLY )?(?:IF NOT EXISTS )?([A-Z0-9_."]+) ON `)
+
+// indexName is the name a CREATE INDEX gives ("" when it gives none).
+func indexName(shape string) string { return unquote(c2(createIndexName, shape)) }
 
 // droppedCreated: a DROP TABLE of tables this file created (a work table).
 func droppedCreated(shape string, created map[string]bool) bool {
