@@ -11,6 +11,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"go.opentelemetry.io/otel/trace"
 
 	"meridian/pkg/auth"
 	"meridian/pkg/backup"
@@ -53,11 +54,13 @@ func (a *app) open(ctx context.Context, migrate bool) (*env, error) {
 // request_timeout as PostgreSQL's statement_timeout (and lock_timeout
 // just under it), so no query outlives the request it serves. Other
 // commands (a bulk seed, say) are not capped.
-func (a *app) openServe(ctx context.Context) (*env, error) {
-	return a.openEnv(ctx, true, true)
+//
+// With a tracer, its pools record a span for every statement (db.Traced).
+func (a *app) openServe(ctx context.Context, tracer trace.Tracer) (*env, error) {
+	return a.openEnv(ctx, true, true, db.Traced(tracer))
 }
 
-func (a *app) openEnv(ctx context.Context, migrate, serve bool) (*env, error) {
+func (a *app) openEnv(ctx context.Context, migrate, serve bool, serveOpts ...db.Option) (*env, error) {
 	cfg, err := a.config()
 	if err != nil {
 		return nil, err
@@ -97,7 +100,7 @@ func (a *app) openEnv(ctx context.Context, migrate, serve bool) (*env, error) {
 	}
 	var opts []db.Option
 	if serve {
-		opts = append(opts, db.Timeouts(cfg.RequestTimeout))
+		opts = append(append(opts, db.Timeouts(cfg.RequestTimeout)), serveOpts...)
 	}
 	e.db, err = db.Open(ctx, e.dsn, opts...)
 	if err != nil {

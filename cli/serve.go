@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"meridian/pkg/bank"
+	"meridian/pkg/tracing"
 	"meridian/server"
 )
 
@@ -36,7 +37,24 @@ func (a *app) serveCmd(run runner[serveOptions]) *cobra.Command {
 // flight, the WebSockets, the background jobs, the database.
 func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 	started := time.Now()
-	e, err := a.openServe(ctx)
+	cfg, err := a.config()
+	if err != nil {
+		return err
+	}
+	// Traces (otel_endpoint; off by default): set up before the pools,
+	// whose statements they record; the last spans are sent at the end.
+	tr, err := tracing.Setup(tracing.Options{Endpoint: cfg.OtelEndpoint, SampleRatio: cfg.OtelSampleRatio, Version: Version, Instance: cfg.Addr})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := tr.Shutdown(sctx); err != nil {
+			a.logger(cfg).Warn("sending the last traces", "err", err)
+		}
+	}()
+	e, err := a.openServe(ctx, tr.Tracer())
 	if err != nil {
 		return err
 	}
@@ -95,7 +113,11 @@ func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 		return fmt.Errorf("cannot listen on %s (addr): %w", e.cfg.Addr, err)
 	}
 	srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version, RequestTimeout: e.cfg.RequestTimeout,
-		TrustedProxies: e.cfg.TrustedProxies, AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser})
+		TrustedProxies: e.cfg.TrustedProxies, AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser,
+		Tracer: tr.Tracer()})
+	if tr.On() {
+		e.log.Info("tracing: spans go to otel_endpoint", "otel_endpoint", e.cfg.OtelEndpoint, "otel_sample_ratio", e.cfg.OtelSampleRatio)
+	}
 	if err := watchBackups(bgctx, e, srv.Metrics(), &bg); err != nil {
 		e.log.Warn("backup figures in /metrics", "err", err)
 	}

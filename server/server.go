@@ -15,6 +15,7 @@ import (
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 
 	"meridian/pkg/bank"
 	"meridian/pkg/errs"
@@ -35,6 +36,9 @@ type Options struct {
 	WSMaxPerUser int
 	// RequestTimeout is every request's deadline (request_timeout; 0: 10 s).
 	RequestTimeout time.Duration
+	// Tracer, when set, records a span for each request and one for the
+	// bank operation it calls (server/tracing.go); nil: no tracing.
+	Tracer trace.Tracer
 }
 
 // DefaultRequestTimeout is request_timeout's default.
@@ -59,6 +63,7 @@ type Server struct {
 	// stopping: serve was told to stop; /readyz says so while the
 	// instance still answers (shutdown_delay), so balancers drain it.
 	stopping atomic.Bool
+	tracer   trace.Tracer // nil: no tracing
 }
 
 const (
@@ -97,9 +102,16 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 		WriteTimeout:   30 * time.Second,
 		IdleTimeout:    120 * time.Second,
 	})
+	if o.Tracer != nil {
+		s.tracer = o.Tracer
+		s.app.Use(s.traceRequest) // first: its span covers everything else
+	}
 	s.app.Use(s.requestMeta, s.recoverPanics, securityHeaders, s.withDeadline, s.commitPosition)
 	s.routes()
 	s.unknownMethods()
+	if s.tracer != nil {
+		s.traceOperations()
+	}
 	return s
 }
 
@@ -178,8 +190,12 @@ func (s *Server) requestMeta(c fiber.Ctx) error {
 	} else if route == "web" || route == "/healthz" || route == "/readyz" || route == "/metrics" {
 		level = slog.LevelDebug
 	}
-	s.log.Log(c.Context(), level, "request", "request_id", id, "method", c.Method(), "path", c.Path(),
-		"status", status, "duration_ms", strconv.FormatFloat(float64(elapsed.Microseconds())/1000, 'f', 2, 64))
+	attrs := []any{"request_id", id, "method", c.Method(), "path", c.Path(),
+		"status", status, "duration_ms", strconv.FormatFloat(float64(elapsed.Microseconds())/1000, 'f', 2, 64)}
+	if sc := trace.SpanContextFromContext(c.Context()); sc.IsValid() {
+		attrs = append(attrs, "trace_id", sc.TraceID().String()) // the log line leads to its trace
+	}
+	s.log.Log(c.Context(), level, "request", attrs...)
 	return nil
 }
 

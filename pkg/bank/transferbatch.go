@@ -172,7 +172,9 @@ type idemKey struct {
 
 // run sends one batch and answers each of its callers.
 func (q *transferQueue) run(batch []*queuedTransfer) {
-	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+	bctx, endSpan := batchContext(batch) // tracing.go: the batch's span, linked to its callers'
+	defer endSpan()
+	ctx, cancel := context.WithTimeout(bctx, batchTimeout)
 	defer cancel()
 	q.batches.Add(1)
 	q.transfers.Add(int64(len(batch)))

@@ -85,6 +85,10 @@ type Config struct {
 	// database: the most WAL time a lost disk can take (0: only full
 	// segments are archived).
 	ArchiveTimeout time.Duration
+	// OtelEndpoint is the OTLP/HTTP collector serve sends traces to (empty:
+	// no tracing); OtelSampleRatio the share of new traces it records.
+	OtelEndpoint    string
+	OtelSampleRatio float64
 	// ShutdownDelay is how long serve, told to stop, keeps answering while
 	// /readyz says it is stopping, so a balancer takes it out of rotation
 	// before it stops accepting (0: at once).
@@ -126,6 +130,8 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"backup_dir", "", "where the embedded database archives its WAL and keeps base backups (put it on another disk); empty: <data_dir>/backups"},
 	{"backup_interval", "24h", "how often serve takes a base backup of the embedded database; 0: only meridian backup now"},
 	{"backup_keep", "7", "base backups kept (and the archived WAL they need); 0: all"},
+	{"otel_endpoint", "", "OpenTelemetry: the OTLP/HTTP collector serve sends traces to (http://collector:4318); empty: no tracing"},
+	{"otel_sample_ratio", "1", "OpenTelemetry: the share of new traces recorded, 0 to 1 (a request whose caller sampled its trace is always recorded)"},
 	{"shutdown_delay", "0s", "on SIGTERM, serve answers /readyz 503 (shutting_down) but keeps serving this long before it stops accepting, so a balancer stops sending it requests first"},
 	{"archive_timeout", "60s", "the embedded database archives its WAL at least this often while it is written (what a lost disk can cost at most); 0: full segments only"},
 }
@@ -284,6 +290,17 @@ func Load(get func(key string) string) (Config, error) {
 	}
 	if err := c.loadBackups(get); err != nil {
 		return c, err
+	}
+	c.OtelEndpoint = strings.TrimSpace(get("otel_endpoint"))
+	if c.OtelEndpoint != "" {
+		u, e := url.Parse(c.OtelEndpoint)
+		if e != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return c, bad("otel_endpoint", "an http(s) URL of an OTLP collector like http://collector:4318")
+		}
+	}
+	c.OtelSampleRatio, err = strconv.ParseFloat(strings.TrimSpace(get("otel_sample_ratio")), 64)
+	if err != nil || c.OtelSampleRatio < 0 || c.OtelSampleRatio > 1 {
+		return c, bad("otel_sample_ratio", "a number from 0 to 1")
 	}
 	return c, nil
 }

@@ -77,6 +77,9 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"backup_interval":        "30s",
 		"archive_timeout":        "1.5s",
 		"backup_keep":            "-1",
+		"otel_endpoint":          "collector:4318",
+		"otel_sample_ratio":      "1.5",
+		"shutdown_delay":         "-1s",
 	}
 	for key, val := range cases {
 		vals := map[string]string{}
