@@ -90,6 +90,7 @@ func TestMigrationRulesRefuse(t *testing.T) {
 		{"unique constraint", "SET LOCAL lock_timeout = '5s';\nALTER TABLE users ADD CONSTRAINT u UNIQUE (phone_number);", "concurrently"},
 		{"CONCURRENTLY in a transaction", "SET LOCAL lock_timeout = '5s';\nCREATE INDEX CONCURRENTLY t_idx ON transactions (created_at);", "no_transaction"},
 		{"no-transaction statement not idempotent", "-- meridian:no-transaction\nSET lock_timeout = '5s';\nCREATE INDEX CONCURRENTLY t_idx ON transactions (created_at);", "no_transaction"},
+		{"an index built without dropping a half-built one", "-- meridian:no-transaction\nSET lock_timeout = '5s';\nCREATE INDEX CONCURRENTLY IF NOT EXISTS t_idx ON transactions (created_at);", "no_transaction"},
 		{"drop column", "SET LOCAL lock_timeout = '5s';\nALTER TABLE accounts DROP COLUMN nickname;", "expand_contract"},
 		{"rename column", "SET LOCAL lock_timeout = '5s';\nALTER TABLE accounts RENAME COLUMN balance TO amount;", "expand_contract"},
 		{"rename table", "SET LOCAL lock_timeout = '5s';\nALTER TABLE accounts RENAME TO wallets;", "expand_contract"},
