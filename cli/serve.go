@@ -118,8 +118,8 @@ func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 	if tr.On() {
 		e.log.Info("tracing: spans go to otel_endpoint", "otel_endpoint", e.cfg.OtelEndpoint, "otel_sample_ratio", e.cfg.OtelSampleRatio)
 	}
-	if err := watchBackups(bgctx, e, srv.Metrics(), &bg); err != nil {
-		e.log.Warn("backup figures in /metrics", "err", err)
+	if err := watch(bgctx, e, srv.Metrics(), &bg); err != nil {
+		e.log.Warn("backup and database figures in /metrics", "err", err)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

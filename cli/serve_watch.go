@@ -12,14 +12,14 @@ import (
 	"meridian/server"
 )
 
-// archiverPoll is how often serve reads pg_stat_archiver for /metrics.
-const archiverPoll = 15 * time.Second
+// pollEvery is how often serve reads the database's figures for /metrics.
+const pollEvery = 15 * time.Second
 
-// watchBackups starts serve's backup jobs on bg: on the embedded database,
-// a base backup every backup_interval (at once when backup_dir has none);
-// on any database, the WAL archiver's state every 15 s. Both feed /metrics
-// (the alert rules in deploy/ read them).
-func watchBackups(ctx context.Context, e *env, m *server.Metrics, bg *sync.WaitGroup) error {
+// watch starts serve's background watch on bg: on the embedded database, a
+// base backup every backup_interval (at once when backup_dir has none); on
+// any database, every 15 s, the WAL archiver's state and the scheduler's
+// lag. They feed /metrics, which the alert rules in deploy/ read.
+func watch(ctx context.Context, e *env, m *server.Metrics, bg *sync.WaitGroup) error {
 	var errs []error
 	if e.cluster != nil {
 		src, err := e.backupSource()
@@ -50,6 +50,7 @@ func watchBackups(ctx context.Context, e *env, m *server.Metrics, bg *sync.WaitG
 				func() float64 { return float64(sched.Status().WALBytes) }))
 	}
 	var st atomic.Pointer[db.Archiver]
+	var lag atomic.Int64 // nanoseconds
 	poll := func() {
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
@@ -58,12 +59,17 @@ func watchBackups(ctx context.Context, e *env, m *server.Metrics, bg *sync.WaitG
 		} else if ctx.Err() == nil {
 			e.log.Debug("reading pg_stat_archiver", "err", err)
 		}
+		if l, err := e.svc.SchedulerLag(pctx); err == nil {
+			lag.Store(int64(l))
+		} else if ctx.Err() == nil {
+			e.log.Debug("reading the scheduler's lag", "err", err)
+		}
 	}
 	poll()
 	bg.Add(1)
 	go func() {
 		defer bg.Done()
-		t := time.NewTicker(archiverPoll)
+		t := time.NewTicker(pollEvery)
 		defer t.Stop()
 		for {
 			select {
@@ -95,6 +101,8 @@ func watchBackups(ctx context.Context, e *env, m *server.Metrics, bg *sync.WaitG
 		m.RegisterCounterFunc("meridian_wal_archive_failures_total", "Failed attempts of the primary's archive_command (pg_stat_archiver).",
 			read(func(a *db.Archiver) float64 { return float64(a.Failed) })),
 		m.RegisterGaugeFunc("meridian_wal_archive_failing", "1 when the primary's latest attempt to archive a WAL segment failed.",
-			read(func(a *db.Archiver) float64 { return map[bool]float64{true: 1}[a.Failing()] })))
+			read(func(a *db.Archiver) float64 { return map[bool]float64{true: 1}[a.Failing()] })),
+		m.RegisterGaugeFunc("meridian_scheduler_lag_seconds", "How late the most overdue scheduled transfer is (0: none is due), read every 15 s.",
+			func() float64 { return time.Duration(lag.Load()).Seconds() }))
 	return errors.Join(errs...)
 }
