@@ -34,6 +34,10 @@ func TestBackupCommands(t *testing.T) {
 	if code, out := run(d, "seed"); code != 0 {
 		t.Fatalf("seed: %d %s", code, out)
 	}
+	// No base backup yet (no serve ran): doctor fails, naming it.
+	if code, out := run(d, "doctor"); code != 1 || !strings.Contains(out, "doctor: 1 check(s) failed: backups: ") || !strings.Contains(out, "roles and grants  ok") {
+		t.Fatalf("doctor without a backup: %d %s", code, out)
+	}
 	code, out := run(d, "backup", "now", "-o", "json")
 	var b backup.Backup
 	if code != 0 || json.Unmarshal([]byte(out), &b) != nil || b.Name == "" || !b.JWTSecret {
@@ -48,6 +52,14 @@ func TestBackupCommands(t *testing.T) {
 	code, out = run(d, "backup", "check", "--all")
 	if code != 0 || !strings.Contains(out, b.Name+": ") || !strings.Contains(out, "is whole") {
 		t.Fatalf("backup check: %d %s", code, out)
+	}
+
+	var rep struct {
+		OK       bool `json:"ok"`
+		Findings []struct{ Check, Status string }
+	}
+	if code, out = run(d, "doctor", "-o", "json"); code != 0 || json.Unmarshal([]byte(out), &rep) != nil || !rep.OK || len(rep.Findings) < 7 {
+		t.Fatalf("doctor after a backup: %d %s", code, out)
 	}
 
 	restored := filepath.Join(dir, "r")
@@ -84,7 +96,8 @@ func TestBackupCommands(t *testing.T) {
 }
 
 // TestBackupUsage: restore needs --to (a time or latest) and --data-dir;
-// backups and restores of an external database are pgBackRest's.
+// backups and restores of an external database are pgBackRest's; doctor's
+// limits are positive.
 func TestBackupUsage(t *testing.T) {
 	t.Parallel()
 	var got *restoreOptions
@@ -118,6 +131,9 @@ func TestBackupUsage(t *testing.T) {
 		t.Fatalf("--to LATEST: %+v", got)
 	}
 	c := newCLI(t)
+	if code, _, _ := c.run("", "doctor", "--max-clock-skew", "0s"); code != 2 {
+		t.Errorf("doctor --max-clock-skew 0s: exit %d, want 2", code)
+	}
 	for _, args := range [][]string{{"backup", "now"}, {"restore", "--to", "latest"}} {
 		code, _, stderr := c.run("", args...)
 		if code != 1 || !strings.Contains(stderr, "pgBackRest") {

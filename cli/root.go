@@ -96,7 +96,7 @@ func (a *app) rootCmd() *cobra.Command {
 	for _, k := range config.Keys {
 		pf.String(strings.ReplaceAll(k.Name, "_", "-"), k.Default, k.Usage)
 	}
-	root.AddCommand(a.serveCmd(nil), a.migrateCmd(), a.userCmd(), a.roleCmd(), a.accountCmd(), a.auditLogCmd(), a.seedCmd(nil), a.statementCmd(nil), a.backupCmd(), a.restoreCmd(nil), a.versionCmd(nil), a.benchCmd(nil))
+	root.AddCommand(a.serveCmd(nil), a.migrateCmd(), a.userCmd(), a.roleCmd(), a.accountCmd(), a.auditLogCmd(), a.seedCmd(nil), a.statementCmd(nil), a.backupCmd(), a.restoreCmd(nil), a.doctorCmd(nil), a.versionCmd(nil), a.benchCmd(nil))
 	return root
 }
 

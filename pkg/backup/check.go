@@ -76,7 +76,7 @@ func Check(dir string, o CheckOptions) (*CheckReport, error) {
 	if age := o.Now.Sub(newest.Started); o.MaxAge > 0 && age > o.MaxAge {
 		problem("the newest base backup, %s, is %s old (more than %s)", newest.Name, age.Round(time.Minute), o.MaxAge)
 	}
-	missing := gaps(WALDir(dir), inv.Backups[0])
+	missing := Gaps(dir, inv)
 	if len(missing) > 0 {
 		problem("the WAL archive misses %d segment(s) after the oldest base backup (first: %s): a restore cannot pass that point", len(missing), missing[0])
 	}
@@ -167,4 +167,13 @@ func gaps(walDir string, base Backup) []string {
 		}
 	}
 	return missing
+}
+
+// Gaps lists the WAL segments missing from the archive of backup_dir after
+// its oldest base backup (none when it holds no backup).
+func Gaps(dir string, inv *Inventory) []string {
+	if len(inv.Backups) == 0 {
+		return nil
+	}
+	return gaps(WALDir(dir), inv.Backups[0])
 }
