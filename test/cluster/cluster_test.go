@@ -180,6 +180,7 @@ func TestCluster(t *testing.T) {
 	// The LISTEN sessions found the new primary by themselves.
 	t.Run("PushAfterFailover", func(t *testing.T) { pushAcrossInstances(ctx, t, c, probe[1], probe[0]) })
 	t.Run("PointInTimeRestore", func(t *testing.T) { pointInTimeRestore(ctx, t, c, target, all, start.TotalBalance) })
+	t.Run("Doctor", func(t *testing.T) { doctorOnCluster(t, c) })
 
 	fmt.Printf("CLUSTER throughput one instance: %.0f transfer requests/s (p50 %s, p99 %s)\n", one.PerSecond, ms(one.Latency.P50), ms(one.Latency.P99))
 	fmt.Printf("CLUSTER throughput two instances: %.0f and %.0f transfer requests/s (p50 %s and %s, p99 %s and %s)\n", two.PerSecond, two2.PerSecond,
@@ -621,4 +622,34 @@ func readYourWrite(ctx context.Context, t *testing.T, c *cluster, from, to loadt
 		t.Fatalf("the standby has %d meridian_app sessions and committed %d transactions for %d reads: the reads were not served by it (database_read_urls)", sessions, served, n)
 	}
 	fmt.Printf("CLUSTER read your write on the standby: %d of %d reads through instance B saw the write made a moment before through instance A (the standby committed %d transactions meanwhile)\n", n, n, served)
+}
+
+// doctorOnCluster runs `meridian doctor` with instance A's configuration
+// (through PgBouncer, the replicas behind HAProxy, archiving by pgBackRest)
+// after the failovers: it must pass.
+func doctorOnCluster(t *testing.T, c *cluster) {
+	env := cleanEnv()
+	for k, v := range readEnv(t, filepath.Join(c.dir, "serve-a.env")) {
+		if k != "MERIDIAN_ADDR" {
+			env = append(env, k+"="+v)
+		}
+	}
+	cmd := exec.Command(c.bin, "doctor", "--data-dir", filepath.Join(c.dir, "cli"), "--log-level", "error", "-o", "json")
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	var rep struct {
+		OK       bool `json:"ok"`
+		Findings []struct {
+			Check, Status, Detail string
+		} `json:"findings"`
+	}
+	if jerr := json.Unmarshal(out, &rep); jerr != nil || err != nil || !rep.OK {
+		t.Fatalf("meridian doctor on the cluster: %v %v\n%s", err, jerr, out)
+	}
+	var lines []string
+	for _, f := range rep.Findings {
+		lines = append(lines, fmt.Sprintf("%s %s", f.Check, f.Status))
+		t.Logf("doctor: %-24s %-5s %s", f.Check, f.Status, f.Detail)
+	}
+	fmt.Printf("CLUSTER doctor after the failovers: passed (%s)\n", strings.Join(lines, ", "))
 }
