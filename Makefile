@@ -91,7 +91,7 @@ deps-chromium:
 deps-poppler:
 	@command -v pdftotext >/dev/null 2>&1 || { echo "installing poppler-utils"; apt-get update -qq && apt-get install -y -qq poppler-utils >/dev/null; }
 
-## test: everything, from unit tests to the browser tests and the cluster drills (about 33 min on two busy cores; README Tests)
+## test: everything, from unit tests to the browser tests and the cluster drills (23 to 33 min on two busy cores; README Tests)
 test: deps fmt-check vet test-go test-fuzz test-app test-native test-e2e cluster-test upgrade-test
 	@echo "make test: all green"
 
