@@ -63,41 +63,12 @@ func SplitStatements(sql string) []Statement {
 			i = j
 		case c == '\'':
 			// 'it''s', and E'it\'s' (the E was already written as a letter).
-			escapes := i > 0 && (sql[i-1] == 'E' || sql[i-1] == 'e')
-			j := i + 1
-			for j < len(sql) {
-				if escapes && sql[j] == '\\' {
-					j += 2
-					continue
-				}
-				if sql[j] == '\'' {
-					if j+1 < len(sql) && sql[j+1] == '\'' {
-						j += 2
-						continue
-					}
-					j++
-					break
-				}
-				j++
-			}
-			j = min(j, len(sql))
+			j := quotedEnd(sql, i, '\'', i > 0 && (sql[i-1] == 'E' || sql[i-1] == 'e'))
 			text.WriteString(sql[i:j])
 			shape.WriteString("'…'")
 			i = j
 		case c == '"':
-			j := i + 1
-			for j < len(sql) {
-				if sql[j] == '"' {
-					if j+1 < len(sql) && sql[j+1] == '"' {
-						j += 2
-						continue
-					}
-					j++
-					break
-				}
-				j++
-			}
-			j = min(j, len(sql))
+			j := quotedEnd(sql, i, '"', false)
 			text.WriteString(sql[i:j])
 			shape.WriteString(sql[i:j])
 			i = j
@@ -122,6 +93,26 @@ func SplitStatements(sql string) []Statement {
 	}
 	flush()
 	return out
+}
+
+// quotedEnd returns where the quoted string or identifier opening at
+// sql[i] ends (after its closing quote; a doubled quote is one quote, and
+// with backslashes, \x is one character), or len(sql).
+func quotedEnd(sql string, i int, quote byte, backslashes bool) int {
+	j := i + 1
+	for j < len(sql) {
+		switch {
+		case backslashes && sql[j] == '\\':
+			j += 2
+		case sql[j] == quote && j+1 < len(sql) && sql[j+1] == quote:
+			j += 2
+		case sql[j] == quote:
+			return j + 1
+		default:
+			j++
+		}
+	}
+	return len(sql)
 }
 
 // dollarTag returns the opening $tag$ at the start of s ("$$", "$body$"),
