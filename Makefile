@@ -16,7 +16,7 @@ WEB_DIST := server/web/dist/index.html
 APP_SRC  := $(shell find app -type f 2>/dev/null) app.json package.json babel.config.js tsconfig.json index.ts
 
 .PHONY: build run test deps deps-node deps-chromium deps-poppler deps-postgres deps-pgbouncer app test-go test-fuzz test-app test-native test-e2e \
-        vet fmt-check clean budget bench fault fuzz deps-cluster cluster cluster-stop cluster-test
+        vet fmt-check clean budget bench fault fuzz deps-cluster cluster cluster-stop cluster-test upgrade-test
 
 ## build: the web app and bin/meridian with the app embedded
 build: bin/meridian
@@ -56,25 +56,33 @@ deps-postgres: node_modules/.installed
 deps-pgbouncer:
 	@command -v pgbouncer >/dev/null 2>&1 || test -x /usr/sbin/pgbouncer || { echo "installing PgBouncer"; apt-get update -qq && apt-get install -y -qq pgbouncer >/dev/null; }
 
-# HAProxy (and PgBouncer, above) for make cluster and make cluster-test (Debian packages; their own
-# system services are not used: the scripts start them as local processes).
+# HAProxy, Patroni, etcd and pgBackRest (and PgBouncer, above) for make cluster and make cluster-test
+# (Debian packages; their own system services are not used: the scripts start them as local processes).
 deps-cluster: deps-pgbouncer
 	@ls /usr/lib/postgresql/*/bin/pg_basebackup >/dev/null 2>&1 || { echo "installing PostgreSQL"; apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
 	@command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || { echo "installing HAProxy"; apt-get update -qq && apt-get install -y -qq haproxy >/dev/null; }
+	@command -v patroni >/dev/null 2>&1 || { echo "installing Patroni"; apt-get update -qq && apt-get install -y -qq patroni >/dev/null; }
+	@command -v etcd >/dev/null 2>&1 || { echo "installing etcd"; apt-get update -qq && apt-get install -y -qq etcd-server >/dev/null; }
+	@command -v pgbackrest >/dev/null 2>&1 || { echo "installing pgBackRest"; apt-get update -qq && apt-get install -y -qq pgbackrest >/dev/null; }
 
 CLUSTER_DIR ?= /tmp/meridian-cluster
 
-## cluster: a primary, a synchronous standby, PgBouncer, two serve instances and HAProxy on loopback
+## cluster: two PostgreSQL nodes under Patroni (etcd, pgBackRest), HAProxy, PgBouncer, two serve instances, HAProxy on loopback
 cluster: deps-cluster bin/meridian
 	CLUSTER_DIR=$(CLUSTER_DIR) bash scripts/cluster/cluster.sh up
 
 cluster-stop:
 	CLUSTER_DIR=$(CLUSTER_DIR) bash scripts/cluster/cluster.sh stop
 
-## cluster-test: push across instances, read-your-write on the standby, throughput 1 vs 2 instances, failover drill
+## cluster-test: push across instances, read-your-write on the standby, throughput 1 vs 2 instances, 3 Patroni failovers, a pgBackRest restore
 cluster-test: deps-cluster bin/meridian
 	$(GO) vet -tags cluster ./test/cluster
-	$(GO) test -tags cluster -count=1 -v -timeout 10m ./test/cluster
+	$(GO) test -tags cluster -count=1 -v -timeout 20m -run '^TestCluster$$' ./test/cluster
+
+## upgrade-test: the rolling upgrade drill: a release with one more migration rolled onto both serve instances under load
+upgrade-test: deps-cluster bin/meridian
+	$(GO) vet -tags cluster ./test/cluster
+	$(GO) test -tags cluster -count=1 -v -timeout 15m -run '^TestRollingUpgrade$$' ./test/cluster
 
 deps-chromium:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Chromium"; apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
@@ -83,8 +91,8 @@ deps-chromium:
 deps-poppler:
 	@command -v pdftotext >/dev/null 2>&1 || { echo "installing poppler-utils"; apt-get update -qq && apt-get install -y -qq poppler-utils >/dev/null; }
 
-## test: everything, from unit tests to the browser tests and the cluster test (90–110 s)
-test: deps fmt-check vet test-go test-fuzz test-app test-native test-e2e cluster-test
+## test: everything, from unit tests to the browser tests and the cluster drills (23 to 33 min on two busy cores; README Tests)
+test: deps fmt-check vet test-go test-fuzz test-app test-native test-e2e cluster-test upgrade-test
 	@echo "make test: all green"
 
 fmt-check:

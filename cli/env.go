@@ -12,8 +12,10 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"go.opentelemetry.io/otel/trace"
 
 	"meridian/pkg/auth"
+	"meridian/pkg/backup"
 	"meridian/pkg/bank"
 	"meridian/pkg/config"
 	"meridian/pkg/db"
@@ -40,12 +42,15 @@ type env struct {
 	ownerErr  error
 }
 
-// ownerDB opens (once) one connection as the schema's owner.
+// ownerDB opens (once) a pool of at most one connection as the schema's
+// owner, kept open no longer than the transaction that needs it: serve's
+// sessions stay the runtime role's after its demo seed gave roles.
 func (e *env) ownerDB(ctx context.Context) (*sqlx.DB, error) {
 	e.ownerOnce.Do(func() {
 		e.owner, e.ownerErr = db.Open(ctx, e.ownerDSN)
 		if e.ownerErr == nil {
 			e.owner.SetMaxOpenConns(1)
+			e.owner.SetMaxIdleConns(0)
 		}
 	})
 	return e.owner, e.ownerErr
@@ -69,11 +74,13 @@ func (a *app) open(ctx context.Context, migrate bool) (*env, error) {
 // request_timeout as PostgreSQL's statement_timeout (and lock_timeout
 // just under it), so no query outlives the request it serves. Other
 // commands (a bulk seed, say) are not capped.
-func (a *app) openServe(ctx context.Context) (*env, error) {
-	return a.openEnv(ctx, true, true)
+//
+// With a tracer, its pools record a span for every statement (db.Traced).
+func (a *app) openServe(ctx context.Context, tracer trace.Tracer) (*env, error) {
+	return a.openEnv(ctx, true, true, db.Traced(tracer))
 }
 
-func (a *app) openEnv(ctx context.Context, migrate, serve bool) (*env, error) {
+func (a *app) openEnv(ctx context.Context, migrate, serve bool, serveOpts ...db.Option) (*env, error) {
 	cfg, err := a.config()
 	if err != nil {
 		return nil, err
@@ -91,8 +98,11 @@ func (a *app) openEnv(ctx context.Context, migrate, serve bool) (*env, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("cannot create data_dir %s: %w", dir, err)
 		}
+		// Whoever starts the cluster starts it archiving its WAL into
+		// backup_dir, so the archive has no gap whatever command runs.
 		e.cluster, err = pgembed.Start(ctx, pgembed.Options{DataDir: dir, Database: "meridian", Logger: e.log,
-			OwnerRole: ownerRole, AppRole: cfg.DatabaseAppRole})
+			OwnerRole: ownerRole, AppRole: cfg.DatabaseAppRole,
+			ArchiveDir: backup.WALDir(cfg.BackupDir), ArchiveTimeout: cfg.ArchiveTimeout})
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +120,7 @@ func (a *app) openEnv(ctx context.Context, migrate, serve bool) (*env, error) {
 	}
 	var opts []db.Option
 	if serve {
-		opts = append(opts, db.Timeouts(cfg.RequestTimeout))
+		opts = append(append(opts, db.Timeouts(cfg.RequestTimeout)), serveOpts...)
 	}
 	e.db, err = db.Open(ctx, e.dsn, opts...)
 	if err != nil {

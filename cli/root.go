@@ -98,7 +98,8 @@ func (a *app) rootCmd() *cobra.Command {
 		pf.String(strings.ReplaceAll(k.Name, "_", "-"), k.Default, k.Usage)
 	}
 	root.AddCommand(a.serveCmd(nil), a.migrateCmd(), a.userCmd(), a.roleCmd(), a.accountCmd(), a.auditLogCmd(), a.ledgerCmd(),
-		a.fxCmd(), a.transactionCmd(), a.approvalsCmd(), a.interestCmd(), a.accountTypeCmd(), a.seedCmd(nil), a.statementCmd(nil), a.versionCmd(nil), a.benchCmd(nil))
+		a.fxCmd(), a.transactionCmd(), a.approvalsCmd(), a.interestCmd(), a.accountTypeCmd(), a.seedCmd(nil), a.statementCmd(nil),
+		a.backupCmd(), a.restoreCmd(nil), a.doctorCmd(nil), a.versionCmd(nil), a.benchCmd(nil))
 	return root
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"meridian/pkg/bank"
+	"meridian/pkg/tracing"
 	"meridian/server"
 )
 
@@ -36,7 +37,24 @@ func (a *app) serveCmd(run runner[serveOptions]) *cobra.Command {
 // flight, the WebSockets, the background jobs, the database.
 func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 	started := time.Now()
-	e, err := a.openServe(ctx)
+	cfg, err := a.config()
+	if err != nil {
+		return err
+	}
+	// Traces (otel_endpoint; off by default): set up before the pools,
+	// whose statements they record; the last spans are sent at the end.
+	tr, err := tracing.Setup(tracing.Options{Endpoint: cfg.OtelEndpoint, SampleRatio: cfg.OtelSampleRatio, Version: Version, Instance: cfg.Addr})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := tr.Shutdown(sctx); err != nil {
+			a.logger(cfg).Warn("sending the last traces", "err", err)
+		}
+	}()
+	e, err := a.openServe(ctx, tr.Tracer())
 	if err != nil {
 		return err
 	}
@@ -111,7 +129,13 @@ func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 	}
 	srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version, RequestTimeout: e.cfg.RequestTimeout,
 		TrustedProxies: e.cfg.TrustedProxies, AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser, AnchorDir: e.cfg.AnchorDir,
-		WSQueryToken: e.cfg.WSQueryToken})
+		WSQueryToken: e.cfg.WSQueryToken, Tracer: tr.Tracer()})
+	if tr.On() {
+		e.log.Info("tracing: spans go to otel_endpoint", "otel_endpoint", e.cfg.OtelEndpoint, "otel_sample_ratio", e.cfg.OtelSampleRatio)
+	}
+	if err := watch(bgctx, e, srv.Metrics(), &bg); err != nil {
+		e.log.Warn("backup and database figures in /metrics", "err", err)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
@@ -120,6 +144,13 @@ func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 	case <-ctx.Done():
 	case err := <-errc:
 		return err
+	}
+	// First, with shutdown_delay, keep serving while /readyz says we stop:
+	// the balancer takes this instance out before it stops accepting.
+	if d := e.cfg.ShutdownDelay; d > 0 {
+		srv.Stopping()
+		e.log.Info("stopping: /readyz answers 503 while requests are still served", "shutdown_delay", d)
+		time.Sleep(d)
 	}
 	// Stop accepting, finish the requests in flight (each ends by
 	// request_timeout), close the WebSockets with 1001; then the

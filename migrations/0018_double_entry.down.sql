@@ -8,8 +8,6 @@ DROP TABLE fx_rates;
 ALTER TABLE users DROP COLUMN home_currency;
 DELETE FROM transactions WHERE account_id IN (SELECT id FROM accounts WHERE class <> 'customer');
 DELETE FROM accounts WHERE class <> 'customer';
-DROP INDEX transactions_reverses_key;
-DROP INDEX transactions_posting_idx;
 ALTER TABLE transactions DROP CONSTRAINT transactions_kind_check;
 ALTER TABLE transactions ADD CONSTRAINT transactions_kind_check
     CHECK (kind IN ('transfer', 'request', 'opening', 'adjustment', 'deposit', 'withdrawal')) NOT VALID;
@@ -19,7 +17,6 @@ ALTER TABLE transactions DROP COLUMN posting_id;
 ALTER TABLE transactions ALTER COLUMN user_id SET NOT NULL;
 DELETE FROM account_types WHERE id IN (4, 5, 6);
 ALTER TABLE account_types DROP COLUMN interest_rate;
-DROP INDEX accounts_bank_key;
 ALTER TABLE accounts DROP CONSTRAINT accounts_balance_check;
 ALTER TABLE accounts ADD CONSTRAINT accounts_balance_check CHECK (balance >= 0) NOT VALID;
 ALTER TABLE accounts VALIDATE CONSTRAINT accounts_balance_check;

@@ -24,7 +24,6 @@ ALTER TABLE accounts VALIDATE CONSTRAINT accounts_holder_check;
 ALTER TABLE accounts DROP CONSTRAINT accounts_balance_check;
 ALTER TABLE accounts ADD CONSTRAINT accounts_balance_check CHECK (balance >= 0 OR class <> 'customer') NOT VALID;
 ALTER TABLE accounts VALIDATE CONSTRAINT accounts_balance_check;
-CREATE UNIQUE INDEX accounts_bank_key ON accounts (class, currency) WHERE class <> 'customer';
 
 -- Currencies: GBP beside USD and EUR, and an annual interest rate per
 -- account type (percent, exact to 4 places; Savings 2.00 by default).
@@ -55,9 +54,7 @@ ALTER TABLE transactions DROP CONSTRAINT transactions_kind_check;
 ALTER TABLE transactions ADD CONSTRAINT transactions_kind_check
     CHECK (kind IN ('transfer', 'request', 'opening', 'adjustment', 'deposit', 'withdrawal', 'interest', 'exchange', 'reversal', 'fee')) NOT VALID;
 ALTER TABLE transactions VALIDATE CONSTRAINT transactions_kind_check;
-CREATE INDEX transactions_posting_idx ON transactions (posting_id) WHERE posting_id IS NOT NULL;
 -- One reversal per posting: its first row (id = posting_id) names it.
-CREATE UNIQUE INDEX transactions_reverses_key ON transactions (reverses) WHERE reverses IS NOT NULL AND id = posting_id;
 
 -- 3. What the books held before: money that came in by an opening balance,
 -- a balance edit, a deposit or a withdrawal was written on the customer's

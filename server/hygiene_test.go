@@ -84,6 +84,24 @@ func TestOperationsEndpoints(t *testing.T) {
 	e.want(e.do("GET", "/readyz", "", nil), 503, "readyz with an old schema")
 }
 
+// TestReadyzWhileStopping: told to stop (shutdown_delay), the instance says
+// so on /readyz, so a balancer drains it, and still answers everything else.
+func TestReadyzWhileStopping(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.srv.Stopping()
+	r := e.do("GET", "/readyz", "", nil)
+	if r.Status != 503 || !strings.Contains(string(r.Body), `"code":"shutting_down"`) {
+		t.Fatalf("readyz while stopping: %d %s", r.Status, r.Body)
+	}
+	if r := e.do("GET", "/healthz", "", nil); r.Status != 200 {
+		t.Fatalf("healthz while stopping: %d %s", r.Status, r.Body)
+	}
+	if r := e.do("GET", "/api/config", "", nil); r.Status != 200 {
+		t.Fatalf("the API while stopping: %d %s", r.Status, r.Body)
+	}
+}
+
 func TestWebAppServing(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

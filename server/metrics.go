@@ -78,6 +78,12 @@ func (m *Metrics) RegisterGaugeFunc(name, help string, fn func() float64) error 
 	return m.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, fn))
 }
 
+// RegisterCounterFunc adds a counter whose value fn returns at each scrape
+// (it must only grow).
+func (m *Metrics) RegisterCounterFunc(name, help string, fn func() float64) error {
+	return m.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, fn))
+}
+
 func (m *Metrics) observe(method, route string, status int, d time.Duration) {
 	m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
 	m.latency.WithLabelValues(method, route).Observe(d.Seconds())

@@ -17,8 +17,12 @@ func (s *Server) healthz(c fiber.Ctx) error {
 	return c.JSON(fiber.Map{"status": "ok", "version": s.version})
 }
 
-// readyz answers 200 when the database answers and its schema is current.
+// readyz answers 200 when the database answers and its schema is current,
+// and the instance is not stopping.
 func (s *Server) readyz(c fiber.Ctx) error {
+	if s.stopping.Load() {
+		return c.Status(fiber.StatusServiceUnavailable).JSON(errorBody{Error: "This instance is shutting down", Code: "shutting_down"})
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	current, err := db.Current(ctx, s.svc.DB())

@@ -10,10 +10,12 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 
 	"meridian/pkg/bank"
 	"meridian/pkg/errs"
@@ -41,6 +43,9 @@ type Options struct {
 	// WSQueryToken accepts /ws?token=<token>, the first app's form (config
 	// ws_query_token); otherwise the token comes in a subprotocol or a header.
 	WSQueryToken bool
+	// Tracer, when set, records a span for each request and one for the
+	// bank operation it calls (server/tracing.go); nil: no tracing.
+	Tracer trace.Tracer
 }
 
 // DefaultRequestTimeout is request_timeout's default.
@@ -64,6 +69,10 @@ type Server struct {
 	wsQueryToken   bool
 	timeout        time.Duration // each request's deadline
 	allow          allowTable
+	// stopping: serve was told to stop; /readyz says so while the
+	// instance still answers (shutdown_delay), so balancers drain it.
+	stopping atomic.Bool
+	tracer   trace.Tracer // nil: no tracing
 }
 
 const (
@@ -102,9 +111,16 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 		WriteTimeout:   30 * time.Second,
 		IdleTimeout:    120 * time.Second,
 	})
+	if o.Tracer != nil {
+		s.tracer = o.Tracer
+		s.app.Use(s.traceRequest) // first: its span covers everything else
+	}
 	s.app.Use(s.requestMeta, s.recoverPanics, securityHeaders, s.withDeadline, s.commitPosition)
 	s.routes()
 	s.unknownMethods()
+	if s.tracer != nil {
+		s.traceOperations()
+	}
 	return s
 }
 
@@ -115,6 +131,11 @@ func (s *Server) App() *fiber.App { return s.app }
 func (s *Server) Serve(ln net.Listener) error {
 	return s.app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
 }
+
+// Stopping makes /readyz answer 503 shutting_down from now on while
+// everything else is still served: a balancer that checks /readyz stops
+// sending requests before Shutdown stops accepting them.
+func (s *Server) Stopping() { s.stopping.Store(true) }
 
 // Shutdown stops gracefully, in this order: it stops accepting, waits for
 // the requests in flight to finish, then closes every WebSocket with close
@@ -178,8 +199,12 @@ func (s *Server) requestMeta(c fiber.Ctx) error {
 	} else if route == "web" || route == "/healthz" || route == "/readyz" || route == "/metrics" {
 		level = slog.LevelDebug
 	}
-	s.log.Log(c.Context(), level, "request", "request_id", id, "method", c.Method(), "path", c.Path(),
-		"status", status, "duration_ms", strconv.FormatFloat(float64(elapsed.Microseconds())/1000, 'f', 2, 64))
+	attrs := []any{"request_id", id, "method", c.Method(), "path", c.Path(),
+		"status", status, "duration_ms", strconv.FormatFloat(float64(elapsed.Microseconds())/1000, 'f', 2, 64)}
+	if sc := trace.SpanContextFromContext(c.Context()); sc.IsValid() {
+		attrs = append(attrs, "trace_id", sc.TraceID().String()) // the log line leads to its trace
+	}
+	s.log.Log(c.Context(), level, "request", attrs...)
 	return nil
 }
 

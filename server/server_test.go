@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/gofiber/fiber/v3"
 	"github.com/jmoiron/sqlx"
 	"io"
 	"net"
@@ -145,7 +146,9 @@ func (e *testEnv) do(method, path, token string, body any, headers ...string) re
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	res, err := e.srv.App().Test(req)
+	// Fiber's default of 1 s is shorter than a bcrypt on a loaded machine:
+	// the server's own deadline (request_timeout) is what a test asserts.
+	res, err := e.srv.App().Test(req, fiber.TestConfig{Timeout: 30 * time.Second, FailOnTimeout: true})
 	if err != nil {
 		e.t.Fatalf("%s %s: %v", method, path, err)
 	}

@@ -81,8 +81,15 @@ BEGIN
         INSERT INTO audit_chain (seq, audit_id, hash) SELECT * FROM unnest(c_seq, c_id, c_hash);
     END IF;
     audit_seq := n;
-    UPDATE event_sealer SET audit_horizon = greatest(st.audit_horizon, horizon),
-        audit_seq = n, audit_hash = h, audit_last_id = last_id WHERE id = 1;
+    -- Nothing new: nothing written. An idle bank then writes no WAL at all,
+    -- so archive_timeout archives nothing (a seal a second that only moved
+    -- the horizons forced a new 16 MB segment into the archive every
+    -- archive_timeout). A horizon left behind only widens the next scan by
+    -- rows already sealed.
+    IF n <> st.audit_seq THEN
+        UPDATE event_sealer SET audit_horizon = greatest(st.audit_horizon, horizon),
+            audit_seq = n, audit_hash = h, audit_last_id = last_id WHERE id = 1;
+    END IF;
 
     SELECT pg_snapshot_xmin(pg_current_snapshot()), array_agg(x.id ORDER BY x.id)
       INTO horizon, ids
@@ -105,8 +112,10 @@ BEGIN
           INTO sealed_notifications
           FROM unnest(ids) WITH ORDINALITY AS u(id, o) JOIN notifications x ON x.id = u.id;
     END IF;
-    UPDATE event_sealer SET notif_horizon = greatest(st.notif_horizon, horizon), notif_seq = event_seal.notif_seq,
-        sealed_at = now() WHERE id = 1;
+    IF ids IS NOT NULL OR audit_seq > st.audit_seq THEN
+        UPDATE event_sealer SET notif_horizon = greatest(st.notif_horizon, horizon), notif_seq = event_seal.notif_seq,
+            sealed_at = now() WHERE id = 1;
+    END IF;
 
     IF notif_seq > st.notif_seq OR audit_seq > st.audit_seq THEN
         PERFORM pg_notify('meridian_sealed', notif_seq || '/' || audit_seq);

@@ -633,7 +633,9 @@ func (q *postQueue) run(batch []*queuedPosting) {
 	for i, t := range batch {
 		ps[i] = t.p
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+	bctx, endSpan := batchContext(batch) // tracing.go: the batch's span, linked to its callers'
+	defer endSpan()
+	ctx, cancel := context.WithTimeout(bctx, batchTimeout)
 	defer cancel()
 	answers, err := post(ctx, q.db, ps, postOptions{lockWait: lockWait(batch), dailyLimit: q.limit()})
 	switch {

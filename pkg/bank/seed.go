@@ -449,7 +449,9 @@ func (s *Service) SeedBulk(ctx context.Context, owner *sqlx.DB, o BulkOptions) (
 }
 
 // bulkUsersSQL makes users $1..$2 (their N) with credentials; names and join
-// dates (within the year before $4) come from a hash of N and the seed $3.
+// dates (within the year before $4, an hour or more before it: their
+// accounts open an hour after they join, never after $4) come from a hash
+// of N and the seed $3.
 const bulkUsersSQL = `
 	WITH g AS (
 		SELECT n, hashint8extended(n, $3) & 9223372036854775807 AS h FROM generate_series($1::bigint, $2::bigint) n),
@@ -458,7 +460,7 @@ const bulkUsersSQL = `
 		SELECT (ARRAY['Ava','Ben','Chloe','Dan','Ella','Finn','Grace','Hugo','Ivy','Jack','Kira','Leo','Mia','Noah','Olive','Paul','Quinn','Rosa','Sam','Tara'])[1 + h % 20]
 			|| ' ' || (ARRAY['Adams','Brown','Clark','Davis','Evans','Fisher','Garcia','Hill','Ito','Jones','Khan','Lopez','Miller','Nguyen','Owens','Patel','Reed','Smith','Turner','Wong'])[1 + (h / 20) % 20],
 			'user' || n || '@bulk.meridian.test', '+1 555 ' || lpad(n::text, 8, '0'), 1,
-			$4::timestamptz - make_interval(secs => ((h / 400) % 31536000)::double precision)
+			$4::timestamptz - interval '1 hour' - make_interval(secs => ((h / 400) % 31536000)::double precision)
 		FROM g ORDER BY n
 		RETURNING id)
 	INSERT INTO credentials (user_id, password_hash) SELECT id, $5 FROM u`

@@ -344,3 +344,24 @@ func TestSeedBulkRefusesARealDatabase(t *testing.T) {
 		t.Fatalf("forced bulk seed: %+v %v", st, err)
 	}
 }
+
+// TestSeedBulkDatesNothingInTheFuture: bulk data is history; an account
+// opens an hour after its holder joins, so a holder who "joined" in the
+// last hour would have had an account, and its opening balance, dated
+// after the seed ran (seed 35 draws one such holder among 300). A restore
+// to a point in time rightly refuses ledger rows begun after it.
+func TestSeedBulkDatesNothingInTheFuture(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	if _, err := s.SeedBulk(ctx, s.db, BulkOptions{Users: 300, AccountsPerUser: 1, Seed: 35}); err != nil {
+		t.Fatal(err)
+	}
+	var future int
+	if err := s.db.Get(&future, `SELECT (SELECT count(*) FROM users WHERE created_at > now()) + (SELECT count(*) FROM accounts WHERE created_at > now())
+		+ (SELECT count(*) FROM transactions WHERE created_at > now())`); err != nil {
+		t.Fatal(err)
+	}
+	if future != 0 {
+		t.Fatalf("%d users, accounts or ledger rows are dated after the seed", future)
+	}
+}

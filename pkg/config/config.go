@@ -98,6 +98,26 @@ type Config struct {
 	// ScheduledMaxActive is the most active scheduled transfers one
 	// customer may have.
 	ScheduledMaxActive int
+	// BackupDir is where the embedded database archives its WAL and keeps
+	// its base backups (empty in the configuration: DataDir/backups).
+	BackupDir string
+	// BackupInterval is how often serve takes a base backup of the
+	// embedded database (0: never on its own; the WAL is archived still).
+	BackupInterval time.Duration
+	// BackupKeep is how many base backups to keep (0: all).
+	BackupKeep int
+	// ArchiveTimeout is PostgreSQL's archive_timeout for the embedded
+	// database: the most WAL time a lost disk can take (0: only full
+	// segments are archived).
+	ArchiveTimeout time.Duration
+	// OtelEndpoint is the OTLP/HTTP collector serve sends traces to (empty:
+	// no tracing); OtelSampleRatio the share of new traces it records.
+	OtelEndpoint    string
+	OtelSampleRatio float64
+	// ShutdownDelay is how long serve, told to stop, keeps answering while
+	// /readyz says it is stopping, so a balancer takes it out of rotation
+	// before it stops accepting (0: at once).
+	ShutdownDelay time.Duration
 }
 
 // Keys lists every configuration key with its default, in the order shown by --help.
@@ -141,6 +161,13 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"push_url", "https://exp.host/--/api/v2/push/send", "the Expo push API that push notifications to phones are posted to; empty: no pushes"},
 	{"ws_query_token", "false", "accept the token in /ws's query string (/ws?token=..., the first app's form); false: only as a subprotocol or Authorization header"},
 	{"lock_after", "5m", "the app asks for Face ID, a fingerprint or the device passcode after this long in the background"},
+	{"backup_dir", "", "where the embedded database archives its WAL and keeps base backups (put it on another disk); empty: <data_dir>/backups"},
+	{"backup_interval", "24h", "how often serve takes a base backup of the embedded database; 0: only meridian backup now"},
+	{"backup_keep", "7", "base backups kept (and the archived WAL they need); 0: all"},
+	{"otel_endpoint", "", "OpenTelemetry: the OTLP/HTTP collector serve sends traces to (http://collector:4318); empty: no tracing"},
+	{"otel_sample_ratio", "1", "OpenTelemetry: the share of new traces recorded, 0 to 1 (a request whose caller sampled its trace is always recorded)"},
+	{"shutdown_delay", "0s", "on SIGTERM, serve answers /readyz 503 (shutting_down) but keeps serving this long before it stops accepting, so a balancer stops sending it requests first"},
+	{"archive_timeout", "60s", "the embedded database archives its WAL at least this often while it is written (what a lost disk can cost at most); 0: full segments only"},
 }
 
 // Load parses raw values (as Viper returns them) into a Config. get returns
@@ -208,7 +235,8 @@ func Load(get func(key string) string) (Config, error) {
 	}{{"token_ttl", &c.TokenTTL, time.Minute}, {"requests_ttl", &c.RequestsTTL, time.Second}, {"expiry_interval", &c.ExpiryInterval, 100 * time.Millisecond},
 		{"scheduler_interval", &c.SchedulerInterval, 100 * time.Millisecond},
 		{"seal_interval", &c.SealInterval, 10 * time.Millisecond}, {"request_timeout", &c.RequestTimeout, 100 * time.Millisecond},
-		{"replica_wait", &c.ReplicaWait, 0}, {"anchor_interval", &c.AnchorInterval, time.Second}, {"lock_after", &c.LockAfter, time.Second}}
+		{"replica_wait", &c.ReplicaWait, 0}, {"anchor_interval", &c.AnchorInterval, time.Second}, {"lock_after", &c.LockAfter, time.Second},
+		{"shutdown_delay", &c.ShutdownDelay, 0}}
 	for _, d := range durations {
 		*d.dst, err = time.ParseDuration(strings.TrimSpace(get(d.key)))
 		if err != nil || *d.dst < d.min {
@@ -324,7 +352,53 @@ func Load(get func(key string) string) (Config, error) {
 	if c.WSQueryToken, err = strconv.ParseBool(strings.TrimSpace(get("ws_query_token"))); err != nil {
 		return c, bad("ws_query_token", "true or false")
 	}
+	if err := c.loadBackups(get); err != nil {
+		return c, err
+	}
+	c.OtelEndpoint = strings.TrimSpace(get("otel_endpoint"))
+	if c.OtelEndpoint != "" {
+		u, e := url.Parse(c.OtelEndpoint)
+		if e != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return c, bad("otel_endpoint", "an http(s) URL of an OTLP collector like http://collector:4318")
+		}
+	}
+	c.OtelSampleRatio, err = strconv.ParseFloat(strings.TrimSpace(get("otel_sample_ratio")), 64)
+	if err != nil || c.OtelSampleRatio < 0 || c.OtelSampleRatio > 1 {
+		return c, bad("otel_sample_ratio", "a number from 0 to 1")
+	}
 	return c, nil
+}
+
+// loadBackups reads the backup keys (the embedded database's).
+func (c *Config) loadBackups(get func(string) string) error {
+	bad := func(key, want string) error {
+		return fmt.Errorf("invalid configuration: %s must be %s (got %q)", key, want, get(key))
+	}
+	c.BackupDir = strings.TrimSpace(get("backup_dir"))
+	if c.BackupDir == "" {
+		c.BackupDir = filepath.Join(c.DataDir, "backups")
+	}
+	var err error
+	for _, d := range []struct {
+		key string
+		dst *time.Duration
+		min time.Duration
+	}{{"backup_interval", &c.BackupInterval, time.Minute}, {"archive_timeout", &c.ArchiveTimeout, time.Second}} {
+		v := strings.TrimSpace(get(d.key))
+		if v == "0" {
+			*d.dst = 0
+			continue
+		}
+		*d.dst, err = time.ParseDuration(v)
+		if err != nil || *d.dst < d.min || (*d.dst%time.Second != 0) {
+			return bad(d.key, fmt.Sprintf("0 or a whole number of seconds of at least %s like \"24h\" or \"90s\"", d.min))
+		}
+	}
+	c.BackupKeep, err = strconv.Atoi(strings.TrimSpace(get("backup_keep")))
+	if err != nil || c.BackupKeep < 0 {
+		return bad("backup_keep", "a whole number of at least 0")
+	}
+	return nil
 }
 
 // parsePrefixes reads a comma-separated list of IP addresses (taken as

@@ -85,6 +85,12 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"push_url":               "exp.host/--/api/v2/push/send",
 		"ws_query_token":         "sometimes",
 		"lock_after":             "0s",
+		"backup_interval":        "30s",
+		"archive_timeout":        "1.5s",
+		"backup_keep":            "-1",
+		"otel_endpoint":          "collector:4318",
+		"otel_sample_ratio":      "1.5",
+		"shutdown_delay":         "-1s",
 	}
 	for key, val := range cases {
 		vals := map[string]string{}
@@ -240,5 +246,25 @@ func TestMoreRefusals(t *testing.T) {
 	vals["transfer_batch"], vals["transfer_batch_workers"] = "1000", "1000"
 	if c, err := Load(func(k string) string { return vals[k] }); err != nil || c.TransferBatch != 1000 || c.TransferBatchWorkers != 1000 {
 		t.Fatalf("1000 refused: %v", err)
+	}
+}
+
+func TestBackupKeys(t *testing.T) {
+	c := Defaults()
+	if c.BackupDir != "data/backups" || c.BackupInterval != 24*time.Hour || c.BackupKeep != 7 || c.ArchiveTimeout != time.Minute {
+		t.Fatalf("backup defaults: dir %q interval %s keep %d archive_timeout %s", c.BackupDir, c.BackupInterval, c.BackupKeep, c.ArchiveTimeout)
+	}
+	vals := map[string]string{}
+	for _, k := range Keys {
+		vals[k.Name] = k.Default
+	}
+	vals["data_dir"], vals["backup_dir"], vals["backup_interval"], vals["archive_timeout"], vals["backup_keep"] = "/srv/m", "/mnt/other-disk/m", "0", "0", "0"
+	c, err := Load(func(k string) string { return vals[k] })
+	if err != nil || c.BackupDir != "/mnt/other-disk/m" || c.BackupInterval != 0 || c.ArchiveTimeout != 0 || c.BackupKeep != 0 {
+		t.Fatalf("backup keys: %+v %v", c, err)
+	}
+	vals["backup_dir"] = ""
+	if c, err = Load(func(k string) string { return vals[k] }); err != nil || c.BackupDir != "/srv/m/backups" {
+		t.Fatalf("backup_dir follows data_dir: %q %v", c.BackupDir, err)
 	}
 }

@@ -16,10 +16,17 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq" // the PostgreSQL driver
+	"go.opentelemetry.io/otel/trace"
 )
 
-// Option sets a run-time parameter of every connection Open makes.
-type Option func(params map[string]string)
+// Option configures the pools Open and OpenReplicas make: a run-time
+// parameter of every connection (Timeouts), tracing (Traced).
+type Option func(o *options)
+
+type options struct {
+	params map[string]string
+	tracer trace.Tracer
+}
 
 // Timeouts caps every statement at d (statement_timeout) and every wait
 // for a lock at nine tenths of it (lock_timeout, so a lock wait reports
@@ -28,10 +35,10 @@ type Option func(params map[string]string)
 // passes request_timeout), even if the client is gone. A value already in
 // the address wins.
 func Timeouts(d time.Duration) Option {
-	return func(p map[string]string) {
+	return func(o *options) {
 		if d > 0 {
-			p["statement_timeout"] = strconv.FormatInt(d.Milliseconds(), 10)
-			p["lock_timeout"] = strconv.FormatInt((d - d/10).Milliseconds(), 10)
+			o.params["statement_timeout"] = strconv.FormatInt(d.Milliseconds(), 10)
+			o.params["lock_timeout"] = strconv.FormatInt((d - d/10).Milliseconds(), 10)
 		}
 	}
 }
@@ -80,10 +87,11 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*sqlx.DB, error) {
 // without them (fallbackConnector).
 func open(dsn string, opts ...Option) (*sqlx.DB, error) {
 	base := map[string]string{"timezone": "UTC", "binary_parameters": "yes"}
-	params := maps.Clone(base)
-	for _, o := range opts {
-		o(params)
+	o := options{params: maps.Clone(base)}
+	for _, opt := range opts {
+		opt(&o)
 	}
+	params := o.params
 	without, err := pq.NewConnector(withParams(dsn, base))
 	if err != nil {
 		return nil, fmt.Errorf("is not a usable PostgreSQL address: %w", err)
@@ -95,6 +103,9 @@ func open(dsn string, opts ...Option) (*sqlx.DB, error) {
 			return nil, fmt.Errorf("is not a usable PostgreSQL address: %w", err)
 		}
 		connector = &fallbackConnector{with: with, without: without}
+	}
+	if o.tracer != nil {
+		connector = tracedConnector{Connector: connector, tracer: o.tracer}
 	}
 	db := sqlx.NewDb(sql.OpenDB(connector), "postgres")
 	db.SetMaxOpenConns(DefaultPoolSize)

@@ -139,17 +139,37 @@ func cutLast(s, sep string) (before, after string, found bool) {
 // holding the lock never needs a second server connection while others
 // wait for the lock on theirs.
 func locked(ctx context.Context, db *sqlx.DB, fn func(tx *sql.Tx) error) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
+	// Polled, each try in a transaction of its own: a transaction that
+	// waits, in a statement or idle after one, holds a snapshot (a catalog
+	// snapshot at least), and the CREATE INDEX CONCURRENTLY of the instance
+	// that migrates (a no-transaction file) waits for every older snapshot
+	// to end, which this one would never do while it waits for that
+	// instance.
+	var tx *sql.Tx
+	for {
+		var err error
+		if tx, err = db.BeginTx(ctx, nil); err != nil {
+			return err
+		}
+		var got bool
+		if _, err = tx.ExecContext(ctx, `SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0`); err == nil {
+			err = tx.QueryRowContext(ctx, `SELECT pg_try_advisory_xact_lock($1)`, migrationLock).Scan(&got)
+		}
+		if err != nil || got {
+			if err != nil {
+				tx.Rollback()
+				return err
+			}
+			break
+		}
+		tx.Rollback()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0`); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
-		return err
-	}
 	// Only create the table when it is missing: the runtime role, which may
 	// not create tables, still checks the schema through here.
 	var exists bool
@@ -196,13 +216,20 @@ func applied(ctx context.Context, tx *sql.Tx) (map[int]time.Time, error) {
 	return out, rows.Err()
 }
 
-// step runs one migration's SQL and records it, in tx.
-func step(ctx context.Context, tx *sql.Tx, m Migration, up bool) error {
+// step runs one migration's SQL and records it, in tx. A file marked
+// NoTransactionMarker (CREATE INDEX CONCURRENTLY, which no transaction may
+// hold) runs statement by statement on another connection, outside any
+// transaction, while tx keeps the migration lock; tx then records it.
+func step(ctx context.Context, db *sqlx.DB, tx *sql.Tx, m Migration, up bool) error {
 	body, record := m.Down, `DELETE FROM schema_migrations WHERE version = $1`
 	if up {
 		body, record = m.Up, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`
 	}
-	if _, err := tx.ExecContext(ctx, body); err != nil {
+	run := func() error { _, err := tx.ExecContext(ctx, body); return err }
+	if NoTransaction(body) {
+		run = func() error { return runOutsideTransaction(ctx, db, body) }
+	}
+	if err := run(); err != nil {
 		return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
 	}
 	args := []any{m.Version}
@@ -232,7 +259,7 @@ func Up(ctx context.Context, db *sqlx.DB, n int) ([]int, error) {
 			for _, m := range all {
 				if _, ok := have[m.Version]; !ok {
 					next = m.Version
-					return step(ctx, tx, m, true)
+					return step(ctx, db, tx, m, true)
 				}
 			}
 			return nil
@@ -373,7 +400,7 @@ func down(ctx context.Context, db *sqlx.DB, n int, destroyData bool) ([]int, err
 				return ErrDestroysData
 			}
 			last = plan[0].Version
-			if err := step(ctx, tx, plan[0], false); err != nil {
+			if err := step(ctx, db, tx, plan[0], false); err != nil {
 				return err
 			}
 			// A step back may have dropped or replaced what a function file
@@ -484,15 +511,40 @@ func Status(ctx context.Context, db *sqlx.DB) ([]MigrationStatus, error) {
 	return out, err
 }
 
-// Current reports whether every known migration is applied (for /readyz).
+// Current reports whether every migration this binary knows is applied
+// (for /readyz). Migrations of a newer release may be applied too: in a
+// rolling upgrade the release before keeps serving beside them (contract
+// §10: they only expand).
 func Current(ctx context.Context, db *sqlx.DB) (bool, error) {
 	all, err := Migrations()
 	if err != nil {
 		return false, err
 	}
+	versions := make([]int64, len(all))
+	for i, m := range all {
+		versions[i] = int64(m.Version)
+	}
 	var n int
-	if err := db.GetContext(ctx, &n, `SELECT count(*) FROM schema_migrations`); err != nil {
+	if err := db.GetContext(ctx, &n, `SELECT count(*) FROM schema_migrations WHERE version = ANY($1)`, pq.Array(versions)); err != nil {
 		return false, err
 	}
 	return n == len(all), nil
+}
+
+// runOutsideTransaction runs a no-transaction migration's statements one by
+// one on a connection of its own. The file's SET lock_timeout is that
+// session's: it is reset before the connection goes back to the pool.
+func runOutsideTransaction(ctx context.Context, db *sqlx.DB, body string) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	for _, st := range SplitStatements(body) {
+		if _, err := conn.ExecContext(ctx, st.Text); err != nil {
+			return err
+		}
+	}
+	_, err = conn.ExecContext(ctx, `RESET lock_timeout`)
+	return err
 }

@@ -325,3 +325,39 @@ func TestConcurrentGrantRuntime(t *testing.T) {
 		}
 	}
 }
+
+// TestRuntimePrivilegeProblems: the runtime role as GrantRuntime leaves it
+// has no problem; one more privilege on the ledger, or one less it needs,
+// is named.
+func TestRuntimePrivilegeProblems(t *testing.T) {
+	ctx := context.Background()
+	super := testdb.URL(t)
+	admin, err := db.Open(ctx, super)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	app, err := db.Open(ctx, testdb.AppURL(super))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	problems, err := db.RuntimePrivilegeProblems(ctx, app)
+	if err != nil || len(problems) != 0 {
+		t.Fatalf("as granted: %v %v", problems, err)
+	}
+	if _, err := admin.Exec(`GRANT UPDATE ON transactions TO ` + testdb.AppRole + `; REVOKE INSERT ON audit_log FROM ` + testdb.AppRole); err != nil {
+		t.Fatal(err)
+	}
+	problems, err = db.RuntimePrivilegeProblems(ctx, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{testdb.AppRole + " may not INSERT audit_log: run meridian migrate up as the owner (it grants the runtime privileges)", testdb.AppRole + " may UPDATE transactions"}
+	if !slices.Equal(problems, want) {
+		t.Fatalf("problems %q, want %q", problems, want)
+	}
+	if problems, err := db.RuntimePrivilegeProblems(ctx, admin); err != nil || len(problems) == 0 || !strings.Contains(problems[0], "superuser") {
+		t.Fatalf("as the superuser: %v %v", problems, err)
+	}
+}

@@ -57,6 +57,39 @@ type InvariantReport struct {
 	Unanswered []int64 `json:"unanswered,omitempty"`
 }
 
+// LedgerCheck is a rule of the books checked in CheckInvariants' snapshot.
+// Query returns one text row per violation, naming it; none when the rule
+// holds.
+type LedgerCheck struct {
+	Name  string
+	Query string
+}
+
+// LedgerChecks are the rules of the books every invariant check runs, on
+// top of the per-account ones. Double entry (contract §8): per currency,
+// every account's balance, the bank's and the customers', sums to zero
+// (the trial balance). Per currency, the customers' balances add up to the
+// ledger totals' net (every balance comes from the ledger; the totals
+// count the customers' rows, migrations/functions/ledger_totals_add.sql)
+// and those totals count every customer's ledger row.
+var LedgerChecks = []LedgerCheck{{
+	Name: "trial balance",
+	Query: `SELECT format('the books do not balance in %s: all accounts sum to %s, not 0', currency, sum(balance))
+		FROM accounts GROUP BY currency HAVING sum(balance) <> 0 ORDER BY currency`,
+}, {
+	Name: "currency totals",
+	Query: `
+		WITH b AS (SELECT currency, sum(balance) AS balances FROM accounts WHERE class = 'customer' GROUP BY currency),
+		l AS (SELECT currency, sum(net) AS net, sum(transactions) AS counted FROM ledger_totals GROUP BY currency),
+		r AS (SELECT a.currency, count(*) AS rows FROM transactions t JOIN accounts a ON a.id = t.account_id
+			WHERE a.class = 'customer' GROUP BY a.currency)
+		SELECT format('currency %s: balances %s, ledger totals net %s; ledger rows %s, counted in the totals %s',
+			COALESCE(b.currency, l.currency), COALESCE(b.balances, 0), COALESCE(l.net, 0), COALESCE(r.rows, 0), COALESCE(l.counted, 0))
+		FROM b FULL JOIN l ON l.currency = b.currency LEFT JOIN r ON r.currency = COALESCE(b.currency, l.currency)
+		WHERE COALESCE(b.balances, 0) <> COALESCE(l.net, 0) OR COALESCE(l.counted, 0) <> COALESCE(r.rows, 0)
+		ORDER BY 1`,
+}}
+
 // CheckDSN opens dsn (pkg/db.Open) and runs CheckInvariants.
 func CheckDSN(ctx context.Context, dsn string, o InvariantOptions) (*InvariantReport, error) {
 	dbx, err := db.Open(ctx, dsn)
@@ -72,8 +105,8 @@ const maxListed = 20
 // CheckInvariants checks the bank's invariant in one consistent snapshot
 // (a read-only REPEATABLE READ transaction): the total of balances is the
 // expected one, no balance is negative, every balance equals its ledger
-// (the view ledger_balances: credits minus debits), and every committed
-// transfer is in the ledger.
+// (the view ledger_balances: credits minus debits), every committed
+// transfer is in the ledger, and every rule of LedgerChecks holds.
 func CheckInvariants(ctx context.Context, dbx *sqlx.DB, o InvariantOptions) (*InvariantReport, error) {
 	tx, err := dbx.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 	if err != nil {
@@ -88,19 +121,6 @@ func CheckInvariants(ctx context.Context, dbx *sqlx.DB, o InvariantOptions) (*In
 		FROM accounts WHERE class = 'customer'`).
 		Scan(&r.Accounts, &r.TotalBalance, &r.NegativeBalances); err != nil {
 		return nil, fmt.Errorf("invariant check: balances: %w", err)
-	}
-	// Double entry: per currency, every account's balance, the bank's and
-	// the customers', sums to zero (the trial balance).
-	var unbalanced []struct {
-		Currency string       `db:"currency"`
-		Sum      money.Amount `db:"sum"`
-	}
-	if err := tx.SelectContext(ctx, &unbalanced, `SELECT currency::text AS currency, sum(balance) AS sum FROM accounts
-		GROUP BY currency HAVING sum(balance) <> 0 ORDER BY currency`); err != nil {
-		return nil, fmt.Errorf("invariant check: trial balance: %w", err)
-	}
-	for _, u := range unbalanced {
-		problem("the books do not balance in %s: all accounts sum to %s, not 0", u.Currency, u.Sum)
 	}
 	if err := tx.GetContext(ctx, &r.LedgerRows, `SELECT count(*) FROM transactions`); err != nil {
 		return nil, fmt.Errorf("invariant check: ledger: %w", err)
@@ -127,94 +147,30 @@ func CheckInvariants(ctx context.Context, dbx *sqlx.DB, o InvariantOptions) (*In
 	}
 
 	if len(o.Committed) > 0 {
-		ids := make([]int64, len(o.Committed))
-		want := make(map[int64]Committed, len(o.Committed))
-		for i, c := range o.Committed {
-			ids[i] = c.ID
-			want[c.ID] = c
+		found, err := matchCommitted(ctx, tx, o.Committed)
+		if err != nil {
+			return nil, err
 		}
-		// The DEBIT rows answered, then the CREDIT rows written at the same
-		// instants: a transfer's two rows are written in one database
-		// transaction, so they share accounts, amount and created_at (now()).
-		// They are paired here, in memory: a correlated EXISTS per row is a
-		// probe of the recipient's whole ledger each, far too slow.
-		type row struct {
-			ID        int64        `db:"id"`
-			Account   int64        `db:"account_id"`
-			FromID    int64        `db:"from_account_id"`
-			ToID      int64        `db:"to_account_id"`
-			Amount    money.Amount `db:"amount"`
-			Created   time.Time    `db:"created_at"`
-			From      string       `db:"from_number"`
-			To        string       `db:"to_number"`
-			Type      string       `db:"transaction_type"`
-			Kind      string       `db:"kind"`
-			HasCredit bool         `db:"-"`
-		}
-		var rows []row
-		if err := tx.SelectContext(ctx, &rows, `
-			SELECT t.id, t.account_id, t.from_account_id, t.to_account_id, t.amount, t.created_at, t.transaction_type, t.kind,
-				fa.account_number AS from_number, ta.account_number AS to_number
-			FROM transactions t JOIN accounts fa ON fa.id = t.from_account_id JOIN accounts ta ON ta.id = t.to_account_id
-			WHERE t.id = ANY($1)`, pq.Array(ids)); err != nil {
-			return nil, fmt.Errorf("invariant check: committed transfers: %w", err)
-		}
-		type pairKey struct {
-			from, to int64
-			amount   money.Amount
-			at       int64
-		}
-		credits := map[pairKey]int{}
-		if len(rows) > 0 {
-			lo, hi := rows[0].Created, rows[0].Created
-			for _, x := range rows {
-				if x.Created.Before(lo) {
-					lo = x.Created
-				}
-				if x.Created.After(hi) {
-					hi = x.Created
-				}
-			}
-			var cs []row
-			if err := tx.SelectContext(ctx, &cs, `
-				SELECT id, account_id, from_account_id, to_account_id, amount, created_at, transaction_type, kind, '' AS from_number, '' AS to_number
-				FROM transactions WHERE kind = 'transfer' AND transaction_type = 'CREDIT' AND created_at BETWEEN $1 AND $2`, lo, hi); err != nil {
-				return nil, fmt.Errorf("invariant check: credit rows: %w", err)
-			}
-			for _, c := range cs {
-				if c.Account == c.ToID {
-					credits[pairKey{c.FromID, c.ToID, c.Amount, c.Created.UnixMicro()}]++
-				}
-			}
-		}
-		for i, x := range rows {
-			if x.Type != "DEBIT" {
-				continue
-			}
-			k := pairKey{x.FromID, x.ToID, x.Amount, x.Created.UnixMicro()}
-			if credits[k] > 0 {
-				credits[k]--
-				rows[i].HasCredit = true
-			}
-		}
-		found := map[int64]bool{}
-		for _, x := range rows {
-			c := want[x.ID]
-			if x.Type == "DEBIT" && x.Kind == "transfer" && x.Account == x.FromID &&
-				x.From == c.From && x.To == c.To && x.Amount == c.Amount && x.HasCredit {
-				found[x.ID] = true
-			}
-		}
-		r.CommittedChecked = len(ids)
-		for _, id := range ids {
-			if !found[id] {
-				r.MissingCommitted = append(r.MissingCommitted, id)
+		r.CommittedChecked = len(o.Committed)
+		for _, c := range o.Committed {
+			if !found[c.ID] {
+				r.MissingCommitted = append(r.MissingCommitted, c.ID)
 			}
 		}
 		sort.Slice(r.MissingCommitted, func(i, j int) bool { return r.MissingCommitted[i] < r.MissingCommitted[j] })
 		if n := len(r.MissingCommitted); n > 0 {
-			problem("%d of %d transfers answered 201 are not in the ledger as answered (first id %d)", n, len(ids), r.MissingCommitted[0])
+			problem("%d of %d transfers answered 201 are not in the ledger as answered (first id %d)", n, len(o.Committed), r.MissingCommitted[0])
 			r.MissingCommitted = r.MissingCommitted[:min(n, maxListed)]
+		}
+	}
+
+	for _, c := range LedgerChecks {
+		var found []string
+		if err := tx.SelectContext(ctx, &found, c.Query); err != nil {
+			return nil, fmt.Errorf("invariant check: %s: %w", c.Name, err)
+		}
+		for _, f := range found {
+			problem("%s: %s", c.Name, f)
 		}
 	}
 
@@ -239,4 +195,89 @@ func CheckInvariants(ctx context.Context, dbx *sqlx.DB, o InvariantOptions) (*In
 	}
 	r.OK = len(r.Problems) == 0
 	return r, nil
+}
+
+// matchCommitted returns which of the committed transfers are in the
+// ledger as answered: a DEBIT 'transfer' row with that id, the same
+// accounts and amount, and its CREDIT row.
+func matchCommitted(ctx context.Context, tx *sqlx.Tx, committed []Committed) (map[int64]bool, error) {
+	ids := make([]int64, len(committed))
+	want := make(map[int64]Committed, len(committed))
+	for i, c := range committed {
+		ids[i] = c.ID
+		want[c.ID] = c
+	}
+	// The DEBIT rows answered, then the CREDIT rows written at the same
+	// instants: a transfer's two rows are written in one database
+	// transaction, so they share accounts, amount and created_at (now()).
+	// They are paired here, in memory: a correlated EXISTS per row is a
+	// probe of the recipient's whole ledger each, far too slow.
+	type row struct {
+		ID        int64        `db:"id"`
+		Account   int64        `db:"account_id"`
+		FromID    int64        `db:"from_account_id"`
+		ToID      int64        `db:"to_account_id"`
+		Amount    money.Amount `db:"amount"`
+		Created   time.Time    `db:"created_at"`
+		From      string       `db:"from_number"`
+		To        string       `db:"to_number"`
+		Type      string       `db:"transaction_type"`
+		Kind      string       `db:"kind"`
+		HasCredit bool         `db:"-"`
+	}
+	var rows []row
+	if err := tx.SelectContext(ctx, &rows, `
+		SELECT t.id, t.account_id, t.from_account_id, t.to_account_id, t.amount, t.created_at, t.transaction_type, t.kind,
+			fa.account_number AS from_number, ta.account_number AS to_number
+		FROM transactions t JOIN accounts fa ON fa.id = t.from_account_id JOIN accounts ta ON ta.id = t.to_account_id
+		WHERE t.id = ANY($1)`, pq.Array(ids)); err != nil {
+		return nil, fmt.Errorf("invariant check: committed transfers: %w", err)
+	}
+	type pairKey struct {
+		from, to int64
+		amount   money.Amount
+		at       int64
+	}
+	credits := map[pairKey]int{}
+	if len(rows) > 0 {
+		lo, hi := rows[0].Created, rows[0].Created
+		for _, x := range rows {
+			if x.Created.Before(lo) {
+				lo = x.Created
+			}
+			if x.Created.After(hi) {
+				hi = x.Created
+			}
+		}
+		var cs []row
+		if err := tx.SelectContext(ctx, &cs, `
+			SELECT id, account_id, from_account_id, to_account_id, amount, created_at, transaction_type, kind, '' AS from_number, '' AS to_number
+			FROM transactions WHERE kind = 'transfer' AND transaction_type = 'CREDIT' AND created_at BETWEEN $1 AND $2`, lo, hi); err != nil {
+			return nil, fmt.Errorf("invariant check: credit rows: %w", err)
+		}
+		for _, c := range cs {
+			if c.Account == c.ToID {
+				credits[pairKey{c.FromID, c.ToID, c.Amount, c.Created.UnixMicro()}]++
+			}
+		}
+	}
+	for i, x := range rows {
+		if x.Type != "DEBIT" {
+			continue
+		}
+		k := pairKey{x.FromID, x.ToID, x.Amount, x.Created.UnixMicro()}
+		if credits[k] > 0 {
+			credits[k]--
+			rows[i].HasCredit = true
+		}
+	}
+	found := map[int64]bool{}
+	for _, x := range rows {
+		c := want[x.ID]
+		if x.Type == "DEBIT" && x.Kind == "transfer" && x.Account == x.FromID &&
+			x.From == c.From && x.To == c.To && x.Amount == c.Amount && x.HasCredit {
+			found[x.ID] = true
+		}
+	}
+	return found, nil
 }

@@ -7,16 +7,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"meridian/pkg/auth"
 	"meridian/pkg/bank"
 	"meridian/pkg/money"
 	"meridian/pkg/testdb"
 )
 
-// The invariant check on a real database: it passes on a consistent bank,
-// and it catches a balance that drifted from its ledger, a 201 that is not in
-// the ledger, and a transfer nobody was told of.
-func TestCheckInvariants(t *testing.T) {
+// seededBank is a test database with the bank service on it and bulk
+// customers seeded by o.
+func seededBank(t *testing.T, o bank.BulkOptions) (*sqlx.DB, *bank.Service, []Customer) {
+	t.Helper()
 	ctx := context.Background()
 	dbx := testdb.New(t)
 	tokens, err := auth.NewTokens([]byte(strings.Repeat("k", 32)), time.Hour)
@@ -24,18 +26,26 @@ func TestCheckInvariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := bank.New(dbx, tokens, bank.Settings{})
-
 	before, err := TakeMark(ctx, dbx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.SeedBulk(ctx, svc.DB(), bank.BulkOptions{Users: 5, AccountsPerUser: 2, TransfersPerUser: 3, Seed: 1}); err != nil {
+	if _, err := svc.SeedBulk(ctx, svc.DB(), o); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := BulkCustomers(ctx, dbx, before.MaxUserID, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dbx, svc, cs
+}
+
+// The invariant check on a real database: it passes on a consistent bank,
+// and it catches a balance that drifted from its ledger, a 201 that is not in
+// the ledger, and a transfer nobody was told of.
+func TestCheckInvariants(t *testing.T) {
+	ctx := context.Background()
+	dbx, svc, cs := seededBank(t, bank.BulkOptions{Users: 5, AccountsPerUser: 2, TransfersPerUser: 3, Seed: 1})
 	if len(cs) != 5 || len(cs[0].Accounts) != 2 || cs[0].Password != bank.BulkPassword || !strings.HasSuffix(cs[0].Email, "@bulk.meridian.test") {
 		t.Fatalf("bulk customers: %+v", cs)
 	}
@@ -88,11 +98,24 @@ func TestCheckInvariants(t *testing.T) {
 	}
 	r = check(InvariantOptions{ExpectedTotal: &mark.TotalBalance})
 	if r.OK || r.MismatchCount != 1 || r.Mismatches[0].AccountNumber != to.Accounts[0] ||
-		r.Mismatches[0].Balance-r.Mismatches[0].Ledger != money.Amount(1_00) || r.TotalBalance != mark.TotalBalance+1_00 || len(r.Problems) != 3 ||
-		!strings.Contains(r.Problems[0], "do not balance in USD") {
-		t.Fatalf("a balance off its ledger should be reported, with the total and the books out of balance: %+v", r)
+		r.Mismatches[0].Balance-r.Mismatches[0].Ledger != money.Amount(1_00) || r.TotalBalance != mark.TotalBalance+1_00 || len(r.Problems) != 4 ||
+		!slices.ContainsFunc(r.Problems, func(p string) bool { return strings.HasPrefix(p, "trial balance: the books do not balance in USD") }) ||
+		!slices.ContainsFunc(r.Problems, func(p string) bool { return strings.HasPrefix(p, "currency totals: currency USD: balances") }) {
+		t.Fatalf("a balance off its ledger should be reported, with the total, the books out of balance and the currency's totals: %+v", r)
 	}
 	if _, err := dbx.Exec(`UPDATE accounts SET balance = balance - 1 WHERE account_number = $1`, to.Accounts[0]); err != nil {
+		t.Fatal(err)
+	}
+
+	// The ledger totals of a currency off its rows: only LedgerChecks sees it.
+	if _, err := dbx.Exec(`ALTER TABLE ledger_totals DISABLE TRIGGER USER; UPDATE ledger_totals SET transactions = transactions + 1 WHERE shard = 0 AND currency = 'USD'`); err != nil {
+		t.Fatal(err)
+	}
+	r = check(InvariantOptions{ExpectedTotal: &mark.TotalBalance})
+	if r.OK || len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "counted in the totals") {
+		t.Fatalf("ledger totals that do not count the ledger should be reported: %+v", r)
+	}
+	if _, err := dbx.Exec(`UPDATE ledger_totals SET transactions = transactions - 1 WHERE shard = 0 AND currency = 'USD'`); err != nil {
 		t.Fatal(err)
 	}
 

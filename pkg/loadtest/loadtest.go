@@ -112,6 +112,12 @@ type Committed struct {
 	To     string       `json:"to"`
 	Amount money.Amount `json:"amount"`
 	Key    string       `json:"key"`
+	// Sent and Answered bound its commit: the first request under its key
+	// left before the commit, and the 201 (or the replay that proved it)
+	// arrived after. A restore to a time T must hold every transfer
+	// answered before T and none sent after it (CheckRestored).
+	Sent     time.Time `json:"sent"`
+	Answered time.Time `json:"answered"`
 }
 
 // pending is a transfer whose outcome is unknown.
@@ -119,6 +125,7 @@ type pending struct {
 	session int
 	key     string
 	body    transferBody
+	sent    time.Time // the first attempt
 	// saidUndone: the server's answer said nothing had changed (503
 	// timeout or database_unavailable). If the transfer committed all the
 	// same, that answer was a lie (contract §5); Resolve counts them.

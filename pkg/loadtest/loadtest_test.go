@@ -211,26 +211,34 @@ func (b *fakeBank) ws(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 		return
 	}
+	// Subscribed before the handshake answers, as serve's hub is: a
+	// transfer sent right after the dial is pushed.
+	q := make(chan string, 64)
+	b.mu.Lock()
+	b.pushes[email] = append(b.pushes[email], q)
+	b.mu.Unlock()
 	up := websocket.Upgrader{}
 	conn, err := up.Upgrade(w, r, nil)
 	if err != nil {
 		return
 	}
 	defer conn.Close()
-	q := make(chan string, 64)
-	b.mu.Lock()
-	b.pushes[email] = append(b.pushes[email], q)
-	b.mu.Unlock()
+	gone := make(chan struct{}) // q stays open: a transfer may still send to it
 	go func() {
+		defer close(gone)
 		for {
 			if _, _, err := conn.ReadMessage(); err != nil {
-				close(q)
 				return
 			}
 		}
 	}()
-	for m := range q {
-		if conn.WriteMessage(websocket.TextMessage, []byte(m)) != nil {
+	for {
+		select {
+		case m := <-q:
+			if conn.WriteMessage(websocket.TextMessage, []byte(m)) != nil {
+				return
+			}
+		case <-gone:
 			return
 		}
 	}

@@ -122,7 +122,7 @@ func (d *Driver) RunTransfers(ctx context.Context) (*Report, error) {
 				t0 := time.Now()
 				status, resp, err := do(ctx, d.client, http.MethodPost, url, s.token, key, body)
 				lat := time.Since(t0)
-				p := pending{session: si, key: key, body: b}
+				p := pending{session: si, key: key, body: b, sent: t0}
 				switch {
 				case err != nil:
 					rec.status["network"]++
@@ -138,7 +138,8 @@ func (d *Driver) RunTransfers(ctx context.Context) (*Report, error) {
 						rec.errorSample("201 without a transaction id: " + snippet(resp))
 						uncertain[w] = append(uncertain[w], p)
 					} else {
-						committed[w] = append(committed[w], Committed{ID: id, From: b.AccountID, To: b.ToAccountID, Amount: b.Amount, Key: key})
+						committed[w] = append(committed[w], Committed{ID: id, From: b.AccountID, To: b.ToAccountID, Amount: b.Amount, Key: key,
+							Sent: t0, Answered: t0.Add(lat)})
 					}
 				case status >= 500:
 					rec.errorSample(fmt.Sprintf("HTTP %d: %s", status, snippet(resp)))
@@ -289,7 +290,8 @@ func (d *Driver) Resolve(ctx context.Context) (*Resolution, error) {
 						res.CommittedNow++
 					}
 					d.mu.Lock()
-					d.committed = append(d.committed, Committed{ID: id, From: p.body.AccountID, To: p.body.ToAccountID, Amount: p.body.Amount, Key: p.key})
+					d.committed = append(d.committed, Committed{ID: id, From: p.body.AccountID, To: p.body.ToAccountID, Amount: p.body.Amount, Key: p.key,
+						Sent: p.sent, Answered: time.Now()})
 					d.mu.Unlock()
 				}
 			case status == http.StatusUnprocessableEntity:

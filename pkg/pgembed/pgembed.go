@@ -108,6 +108,20 @@ type Options struct {
 	// it); AppRole is the runtime role, which owns nothing. OwnerURL and
 	// AppURL connect as them.
 	OwnerRole, AppRole string
+
+	// ArchiveDir, when set, turns on continuous archiving of the WAL into
+	// it (archive_mode, and an archive_command that copies each finished
+	// segment there durably: see ArchiveCommand). It is created if missing
+	// and, when PostgreSQL runs as another user, given to that user. Only a
+	// server this process starts gets the setting; the last Stop switches
+	// to a new WAL segment first, so the archive holds everything up to the
+	// shutdown.
+	ArchiveDir string
+
+	// ArchiveTimeout is PostgreSQL's archive_timeout: a segment with any
+	// WAL in it is finished, and so archived, at least this often, which
+	// bounds what a lost disk costs. 0: PostgreSQL's default (never).
+	ArchiveTimeout time.Duration
 }
 
 // Cluster is a running PostgreSQL server for one data dir, either started by
@@ -124,6 +138,10 @@ type Cluster struct {
 	owned bool
 
 	ownerRole, appRole string
+
+	binDir     string
+	archiveDir string   // Options.ArchiveDir, absolute; "" when not archiving
+	settings   []string // extra -c name=value for a server this process starts
 
 	ref *os.File // our reference in DataDir/clients, locked; nil once stopped
 
@@ -168,6 +186,12 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		ownerRole: o.OwnerRole,
 		appRole:   o.AppRole,
 	}
+	if o.ArchiveDir != "" {
+		if c.archiveDir, err = filepath.Abs(o.ArchiveDir); err != nil {
+			return nil, fmt.Errorf("pgembed: cannot resolve archive dir %q: %w", o.ArchiveDir, err)
+		}
+		c.settings = archiveSettings(c.archiveDir, o.ArchiveTimeout)
+	}
 
 	// Check everything that needs no side effects first.
 	if sock := filepath.Join(c.socketDir, socketName); len(sock) > maxSocketPath {
@@ -183,15 +207,19 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.binDir = binDir
 	env := serverEnv(binDir)
 
 	if err := c.prepareDirs(owner); err != nil {
 		return nil, err
 	}
+	if err := c.prepareArchiveDir(owner); err != nil {
+		return nil, err
+	}
 
 	// Only one process at a time may initialize, start or attach; a second
 	// caller waits here and then finds the running server.
-	unlock, err := lockFile(ctx, filepath.Join(dataDir, "pgembed.lock"), o.StartTimeout+2*time.Minute)
+	unlock, err := LockFile(ctx, filepath.Join(dataDir, "pgembed.lock"), o.StartTimeout+2*time.Minute)
 	if err != nil {
 		return nil, err
 	}
@@ -228,6 +256,9 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	}
 	if err := c.takeRef(); err != nil {
 		return fail(err)
+	}
+	if !c.owned && c.archiveDir != "" {
+		c.warnIfNotArchiving(ctx)
 	}
 	if err := c.ensureDatabase(ctx, o.Database); err != nil {
 		return fail(err)
@@ -280,6 +311,24 @@ func (c *Cluster) PGData() string {
 // SocketDir returns the directory holding the server's Unix socket (DataDir/run).
 func (c *Cluster) SocketDir() string {
 	return c.socketDir
+}
+
+// BinDir returns the directory of the PostgreSQL binaries that run the
+// cluster (pg_basebackup of the same version is beside them).
+func (c *Cluster) BinDir() string {
+	return c.binDir
+}
+
+// Port is the port number in the name of the server's socket file (no TCP
+// port is open).
+func (c *Cluster) Port() int {
+	return port
+}
+
+// Superuser is the role initdb created, which connects over the socket
+// without a password (maintenance, pg_basebackup).
+func (c *Cluster) Superuser() string {
+	return superuser
 }
 
 // Stop releases this Cluster's reference. When it was the last one (no other
@@ -459,6 +508,9 @@ func (c *Cluster) startServer(ctx context.Context, binDir string, env []string, 
 		"-c", "listen_addresses=",
 		"-c", "unix_socket_permissions=0700",
 		"-c", "max_connections=200",
+	}
+	for _, kv := range c.settings {
+		args = append(args, "-c", kv)
 	}
 	if fast {
 		args = append(args,

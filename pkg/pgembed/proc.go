@@ -142,10 +142,10 @@ func chownTree(dir string, u *runUser) error {
 	return nil
 }
 
-// lockFile takes an exclusive flock on path, waiting up to timeout, and
-// returns the function that releases it. The kernel releases the lock if the
-// process dies.
-func lockFile(ctx context.Context, path string, timeout time.Duration) (func(), error) {
+// LockFile takes an exclusive flock on path, waiting up to timeout (or until
+// ctx ends), and returns the function that releases it. The kernel releases
+// the lock if the process dies.
+func LockFile(ctx context.Context, path string, timeout time.Duration) (func(), error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("pgembed: cannot open lock file: %w", err)

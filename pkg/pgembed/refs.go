@@ -95,7 +95,7 @@ func (c *Cluster) liveRefs() (int, error) {
 // release drops this Cluster's reference and, when no other is left, stops
 // the server.
 func (c *Cluster) release() error {
-	unlock, err := lockFile(context.Background(), c.lockPath(), stopLockTimeout)
+	unlock, err := LockFile(context.Background(), c.lockPath(), stopLockTimeout)
 	if err != nil {
 		// Without the lock we cannot tell who else uses the server: leave it
 		// running, which is always safe for the others.
@@ -117,6 +117,7 @@ func (c *Cluster) releaseLocked() error {
 		c.logger.Info("PostgreSQL keeps running for other Meridian commands", slog.Int("users", n), slog.Int("pid", c.pid))
 		return nil
 	}
+	c.finishSegment()
 	return c.stopServer()
 }
 

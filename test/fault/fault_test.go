@@ -107,21 +107,7 @@ func TestCrashUnderLoad(t *testing.T) {
 	dbx := h.openDB(ctx)
 	customers, mark := h.seedCustomers(ctx, dbx, seedUsers, 3)
 
-	d, err := loadtest.New(loadtest.Options{
-		BaseURL: h.url(), Customers: customers, Concurrency: concurrency,
-		Duration: total + 5*time.Minute, // ended by Stop
-		Seed:     11, ErrorBackoff: 50 * time.Millisecond, RequestTimeout: 15 * time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	if err := d.Login(ctx); err != nil {
-		t.Fatal(err)
-	}
-
-	run := d.Start(ctx)
-	defer run.Stop()
+	d, run := h.startLoad(ctx, customers, concurrency, 11)
 
 	// The bank's own movements, made from the command line during the load:
 	// their outcome is always known (exit 0, or a refusal).
@@ -248,6 +234,26 @@ func TestCrashUnderLoad(t *testing.T) {
 	if !h.serveAlive() {
 		t.Errorf("serve is not running at the end; log:\n%s", h.serveLogTail())
 	}
+}
+
+// startLoad signs the customers in and starts transfers between them
+// through serve in the background, until the returned run is stopped (or
+// the test ends).
+func (h *harness) startLoad(ctx context.Context, customers []loadtest.Customer, concurrency int, seed uint64) (*loadtest.Driver, *loadtest.Running) {
+	h.t.Helper()
+	d, err := loadtest.New(loadtest.Options{BaseURL: h.url(), Customers: customers, Concurrency: concurrency,
+		Duration: time.Hour, // ended by Stop
+		Seed:     seed, ErrorBackoff: 50 * time.Millisecond, RequestTimeout: 15 * time.Second})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(d.Close)
+	if err := d.Login(ctx); err != nil {
+		h.t.Fatal(err)
+	}
+	run := d.Start(ctx)
+	h.t.Cleanup(func() { run.Stop() })
+	return d, run
 }
 
 // harness runs serve and PostgreSQL for one data dir.

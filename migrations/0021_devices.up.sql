@@ -1,3 +1,4 @@
+SET LOCAL lock_timeout = '5s';
 -- Push notifications to phones (pkg/bank devices.go, pusher.go).
 --
 -- devices: a phone's Expo push token, registered by the app after sign-in

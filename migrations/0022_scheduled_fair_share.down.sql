@@ -1,0 +1,3 @@
+-- meridian:no-transaction
+SET lock_timeout = '5s';
+DROP INDEX CONCURRENTLY IF EXISTS scheduled_transfers_user_due_idx;

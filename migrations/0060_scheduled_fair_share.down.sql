@@ -1,1 +1,0 @@
-DROP INDEX scheduled_transfers_user_due_idx;

@@ -1,6 +1,0 @@
--- Scheduled transfers, fairly (issue 20). The scheduler takes the customers
--- with a due occurrence in turn, one occurrence each per round (pkg/bank
--- scheduled.go), and CreateScheduledTransfer counts a customer's active
--- series against scheduled_max_active: both read one customer's active
--- series in next_run_at order, which this index holds.
-CREATE INDEX scheduled_transfers_user_due_idx ON scheduled_transfers (user_id, next_run_at, id) WHERE status = 'active';
