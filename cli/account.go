@@ -84,6 +84,10 @@ func (a *app) runFunds(ctx context.Context, o *fundsOptions) error {
 	if err != nil {
 		return err
 	}
+	if res.Approval != nil {
+		a.sayApproval(fmt.Sprintf("this %s of %s", use, o.Amount), *res.Approval)
+		return a.printApproval(*res.Approval)
+	}
 	t := res.Transaction
 	if res.Replayed {
 		use += " (already done under this --idempotency-key; nothing moved now)"

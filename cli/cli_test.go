@@ -605,8 +605,13 @@ func TestAccountDepositAndWithdraw(t *testing.T) {
 	if !strings.Contains(table, "DEBIT") || !strings.Contains(table, "Withdrawal") || !strings.Contains(table, "40.00") {
 		t.Fatalf("withdraw printed:\n%s", table)
 	}
-	if code, _, stderr := c.run("", "account", "withdraw", "100200300", "999999"); code != 1 || !strings.Contains(stderr, "Insufficient funds") {
+	if code, _, stderr := c.run("", "account", "withdraw", "100200300", "9999.99"); code != 1 || !strings.Contains(stderr, "Insufficient funds") {
 		t.Fatalf("overdraw: exit %d %q", code, stderr)
+	}
+	// At or over approval_threshold the command only asks (exit 0).
+	if code, stdout, stderr := c.run("", "account", "deposit", "100200300", "10000"); code != 0 || !strings.Contains(stdout, "pending") ||
+		!strings.Contains(stderr, "waits for a second administrator") {
+		t.Fatalf("a deposit over the threshold: exit %d %q %q", code, stdout, stderr)
 	}
 	if code, _, stderr := c.run("", "account", "deposit", "NOSUCH0001", "1"); code != 1 || !strings.Contains(stderr, "Account not found") {
 		t.Fatalf("unknown account: exit %d %q", code, stderr)
@@ -616,8 +621,8 @@ func TestAccountDepositAndWithdraw(t *testing.T) {
 			t.Errorf("meridian %v: exit %d, want 2", args, code)
 		}
 	}
-	rows := c.ok("audit-log", "tail", "-n", "2", "-o", "json")
-	if !strings.Contains(rows, `"DEPOSIT"`) || !strings.Contains(rows, `"WITHDRAWAL"`) || !strings.Contains(rows, "(via CLI)") {
+	rows := c.ok("audit-log", "tail", "-n", "3", "-o", "json")
+	if !strings.Contains(rows, `"DEPOSIT"`) || !strings.Contains(rows, `"WITHDRAWAL"`) || !strings.Contains(rows, `"APPROVAL_REQUEST"`) || !strings.Contains(rows, "(via CLI)") {
 		t.Fatalf("audit rows:\n%s", rows)
 	}
 }

@@ -97,7 +97,8 @@ func (a *app) rootCmd() *cobra.Command {
 	for _, k := range config.Keys {
 		pf.String(strings.ReplaceAll(k.Name, "_", "-"), k.Default, k.Usage)
 	}
-	root.AddCommand(a.serveCmd(nil), a.migrateCmd(), a.userCmd(), a.roleCmd(), a.accountCmd(), a.auditLogCmd(), a.ledgerCmd(), a.seedCmd(nil), a.statementCmd(nil), a.versionCmd(nil), a.benchCmd(nil))
+	root.AddCommand(a.serveCmd(nil), a.migrateCmd(), a.userCmd(), a.roleCmd(), a.accountCmd(), a.auditLogCmd(), a.ledgerCmd(),
+		a.fxCmd(), a.transactionCmd(), a.approvalsCmd(), a.interestCmd(), a.accountTypeCmd(), a.seedCmd(nil), a.statementCmd(nil), a.versionCmd(nil), a.benchCmd(nil))
 	return root
 }
 

@@ -64,6 +64,10 @@ func (a *app) runUserLimit(ctx context.Context, o *userLimitOptions) error {
 	if err != nil {
 		return err
 	}
+	if l.Approval != nil {
+		a.sayApproval(fmt.Sprintf("raising the daily transfer limit of %s", u.Email), *l.Approval)
+		return a.printApproval(*l.Approval)
+	}
 	a.say("set the daily transfer limit of user %d (%s) to %s in each currency", u.ID, u.Email, l.DailyTransferLimit)
 	return a.print(l, []string{"ID", "EMAIL", "DAILY LIMIT", "DEFAULT"},
 		[][]string{{strconv.FormatInt(u.ID, 10), u.Email, l.DailyTransferLimit.String(), yesNo(l.Default, "yes", "no")}})

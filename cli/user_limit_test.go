@@ -71,9 +71,27 @@ func TestUserLimit(t *testing.T) {
 		t.Fatalf("a transfer over the limit set from the CLI: %v", err)
 	}
 
-	table := c.ok("user", "limit", "alice@meridian.test", "default")
-	if !strings.Contains(table, "10000.00") || !strings.Contains(table, "yes") {
-		t.Fatalf("default printed:\n%s", table)
+	// Back to the default is a raise: it waits for a second administrator.
+	var ap bank.Approval
+	if err := json.Unmarshal([]byte(c.ok("user", "limit", "alice@meridian.test", "default", "-o", "json")), &ap); err != nil {
+		t.Fatal(err)
+	}
+	if ap.Kind != "limit_raise" || ap.Status != "pending" || ap.RequestedBy != nil {
+		t.Fatalf("default printed %+v", ap)
+	}
+	if _, err := svc.Transfer(ctx, alice, in, ""); err == nil {
+		t.Fatal("the raise ran before its approval")
+	}
+	res, err = svc.Login(ctx, bank.LoginInput{Email: "admin@meridian.test", Password: "admin12345"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ada, err := svc.Authenticate(ctx, res.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.ApproveApproval(ctx, ada, ap.ID); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := svc.Transfer(ctx, alice, in, ""); err != nil {
 		t.Fatalf("back to the default: %v", err)
@@ -84,8 +102,8 @@ func TestUserLimit(t *testing.T) {
 	if code, _, _ := c.run("", "user", "limit", "alice@meridian.test", "five"); code != 2 {
 		t.Fatal("a limit that is not an amount is a usage error")
 	}
-	rows := c.ok("audit-log", "tail", "-n", "5", "-o", "json")
-	if strings.Count(rows, "limit of user alice@meridian.test") != 2 || !strings.Contains(rows, "(via CLI)") {
+	rows := c.ok("audit-log", "tail", "-n", "10", "-o", "json")
+	if strings.Count(rows, "limit of user alice@meridian.test") != 2 || !strings.Contains(rows, "(via CLI)") || !strings.Contains(rows, "APPROVAL_APPROVE") {
 		t.Fatalf("audit rows:\n%s", rows)
 	}
 }

@@ -22,5 +22,8 @@ func (s *Server) moveFunds(c fiber.Ctx, call func(context.Context, bank.Actor, s
 	if err != nil {
 		return err
 	}
+	if res.Approval != nil {
+		return approvalWaits(c, res.Approval)
+	}
 	return posted(c, fiber.StatusCreated, res.Posted)
 }

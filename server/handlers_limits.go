@@ -31,5 +31,8 @@ func (s *Server) setUserLimits(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if row.Approval != nil {
+		return approvalWaits(c, row.Approval)
+	}
 	return c.JSON(row)
 }

@@ -44,10 +44,13 @@ func TestDailyLimitsAPI(t *testing.T) {
 
 	path := "/api/admin/users/" + itoa(alice.ID) + "/limits"
 	e.want(e.do("PUT", path, alice.Token, map[string]any{"daily_transfer_limit": 500}), 403, "a customer sets a limit")
-	var set bank.UserLimit
-	e.want(e.do("PUT", path, adm.Token, map[string]any{"daily_transfer_limit": "200.50"}), 200, "set").Into(t, &set)
-	if set != (bank.UserLimit{UserID: alice.ID, DailyTransferLimit: 200_50, Default: false}) {
-		t.Fatalf("set %+v", set)
+	// A raise waits for a second administrator.
+	wait := e.want(e.do("PUT", path, adm.Token, map[string]any{"daily_transfer_limit": "200.50"}), 202, "raise").JSON(t)
+	ap := wait["approval"].(map[string]any)
+	send(40.01, 422)
+	e.want(e.do("POST", "/api/admin/approvals/"+itoa(int64(ap["id"].(float64)))+"/approve", e.admin().Token, nil), 200, "approve").JSON(t)
+	if rows := limits(); rows[0].DailyTransferLimit != 200_50 {
+		t.Fatalf("limits after the approval %+v", rows)
 	}
 	send(140.5, 201)
 	send(0.01, 422)

@@ -446,6 +446,12 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		{"MonthPoint", bank.MonthPoint{}, true},
 		{"Notification", bank.Notification{}, true},
 		{"LiveNotification", Push{}, true},
+		{"FXRate", bank.FXRate{}, true},
+		{"FXQuote", bank.FXQuote{}, true},
+		{"Approval", bank.Approval{}, true},
+		{"ApprovalDecision", bank.ApprovalDecision{}, true},
+		{"AccountInterest", bank.AccountInterest{}, true},
+		{"AccountTypeRate", bank.AccountTypeRate{}, true},
 		// Every request body: what it documents is what it takes (fields.go).
 		{"PayeeInput", bank.PayeeInput{}, false},
 		{"UserLimitInput", bank.LimitInput{}, false},
@@ -454,6 +460,13 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		{"PasswordResetInput", passwordResetInput{}, false},
 		{"TwoFactorCodeInput", twoFactorCodeInput{}, false},
 		{"TwoFactorDisableInput", twoFactorDisableInput{}, false},
+		{"FXRateInput", bank.FXRateInput{}, false},
+		{"FXQuoteInput", bank.FXQuoteInput{}, false},
+		{"FXTransferInput", bank.FXTransferInput{}, false},
+		{"Preferences", bank.Preferences{}, false},
+		{"ReverseInput", bank.ReverseInput{}, false},
+		{"RejectInput", bank.RejectInput{}, false},
+		{"InterestRateInput", bank.InterestRateInput{}, false},
 	} {
 		sch, ok := schemas[c.schema].(map[string]any)
 		if !ok {

@@ -49,6 +49,16 @@ func (s *Server) routes() {
 	ad.Get("/admindashboard/monthly-transactions", s.adminMonthly)
 	ad.Get("/transactions/money-request", s.adminMoneyRequests)
 	ad.Get("/transactions/history", s.adminHistory)
+	ad.Post("/transactions/:id/reverse", s.reverseTransaction)
+	ad.Put("/fx-rates/:base/:quote", s.setFXRate)
+	ad.Get("/approvals", s.approvals)
+	ad.Post("/approvals/:id/approve", s.approveApproval)
+	ad.Post("/approvals/:id/reject", s.rejectApproval)
+	ad.Get("/account-types", s.accountTypeRates)
+	ad.Put("/account-types/:id", s.setInterestRate)
+
+	// Exchange rates, for anyone signed in.
+	a.Get("/api/fx-rates", s.authenticate, s.fxRates)
 
 	// Customers (and, for notifications and password reset, any signed-in user).
 	u := a.Group("/api/user", s.authenticate)
@@ -59,12 +69,17 @@ func (s *Server) routes() {
 	u.Get("/accounts/:userId", s.listAccounts)
 	u.Put("/accounts/:id", s.updateAccount)
 	u.Delete("/accounts/:id", s.closeAccount)
+	u.Get("/accounts/:id/interest", s.accountInterest)
 	u.Get("/account-details", s.lookupAccount)
 	// "/money-transer" is the first app's spelling, kept for its clients;
 	// "/money-transfer" is the same handler spelled right.
 	u.Post("/money-transer", s.transfer)
 	u.Post("/money-transfer", s.transfer)
 	u.Get("/transactions/history", s.history)
+	u.Post("/fx-quotes", s.createFXQuote)
+	u.Post("/fx-transfers", s.fxTransfer)
+	u.Get("/preferences", s.preferences)
+	u.Put("/preferences", s.setPreferences)
 	u.Post("/scheduled-transfers", s.createScheduledTransfer)
 	u.Get("/scheduled-transfers", s.listScheduledTransfers)
 	u.Delete("/scheduled-transfers/:id", s.cancelScheduledTransfer)

@@ -82,6 +82,9 @@ export const transactions: Transaction[] = [
     account_id: '100200300',
     to_account_id: '900800700',
     description: 'Rent share',
+    kind: 'transfer',
+    reverses: null,
+    reversed_by: null,
   },
   {
     id: 2,
@@ -91,6 +94,9 @@ export const transactions: Transaction[] = [
     account_id: '900800700',
     to_account_id: '100200300',
     description: 'Salary',
+    kind: 'transfer',
+    reverses: null,
+    reversed_by: null,
   },
 ];
 

@@ -193,6 +193,7 @@ DECLARE
     accepted bigint[] := '{}';
     accepted_at timestamptz[] := '{}';
     used_quotes bigint[] := '{}';
+    reversed_now bigint[] := '{}'; -- postings this batch reversed
     s_user bigint[] := '{}';
     s_key text[] := '{}';
     s_hash text[] := '{}';
@@ -508,7 +509,10 @@ BEGIN
             j := array_position(v_ref, p_request[i]);
             IF j IS NULL THEN
                 o_refused[i] := 'transaction_not_found';
-            ELSIF v_reversed[j] THEN
+            ELSIF v_reversed[j] OR v_posting[j] = ANY (reversed_now)
+                -- Read again now its accounts are locked: a reversal that
+                -- committed since the read above locked them too.
+                OR EXISTS (SELECT 1 FROM transactions rv WHERE rv.reverses = v_posting[j] AND rv.id = rv.posting_id) THEN
                 o_refused[i] := 'already_reversed';
             ELSIF v_kind[j] = 'reversal' THEN
                 o_refused[i] := 'reversal_not_reversible';
@@ -633,7 +637,10 @@ BEGIN
             'amount', trim_scale(abs(g_delta[1])),
             'account_id', a_num[s],
             'to_account_id', a_num[d],
-            'description', descr);
+            'description', descr,
+            'kind', p_kind[i],
+            'reverses', reverses,
+            'reversed_by', NULL);
 
         CASE p_kind[i]
         WHEN 'transfer' THEN
@@ -742,6 +749,7 @@ BEGIN
             l_num := l_num || a_num[g_acct[1]];
             l_action := l_action || 'REVERSAL'::text;
             l_table := l_table || 'transactions'::text;
+            reversed_now := reversed_now || reverses;
             l_desc := l_desc || ('Reversed transaction ' || reverses || ' (' || p_description[i] || ') with transaction ' || first_id || via);
             reply := jsonb_build_object('message', 'Transaction reversed', 'reverses', reverses, 'transaction', row_json);
         END CASE;

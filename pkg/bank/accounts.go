@@ -33,6 +33,9 @@ type AccountType struct {
 	LegacyID int    `json:"ID" db:"-"`
 	TypeName string `json:"type_name" db:"type_name"`
 	Currency string `json:"currency" db:"currency"`
+	// InterestRate is the annual rate its accounts accrue, percent
+	// (interest.go); 0: none.
+	InterestRate Rate `json:"interest_rate" db:"interest_rate"`
 }
 
 // AccountInput is the body of account create and update.
@@ -58,7 +61,7 @@ func (s *Service) AccountTypes(ctx context.Context, a Actor) ([]AccountType, err
 		return nil, err
 	}
 	types := []AccountType{}
-	if err := s.db.SelectContext(ctx, &types, `SELECT id, type_name, currency FROM account_types ORDER BY id`); err != nil {
+	if err := s.db.SelectContext(ctx, &types, `SELECT id, type_name, currency, trim_scale(interest_rate)::text AS interest_rate FROM account_types ORDER BY id`); err != nil {
 		return nil, errs.Wrap(err, "account types")
 	}
 	for i := range types {
@@ -293,6 +296,18 @@ func (s *Service) UpdateAccount(ctx context.Context, a Actor, id int64, in Accou
 func (s *Service) CloseAccount(ctx context.Context, a Actor, id int64) error {
 	if err := requireCustomer(a); err != nil {
 		return err
+	}
+	// What the account accrued is paid before it closes (interest.go): a
+	// payment leaves a balance to move out first.
+	var owns bool
+	if err := s.db.GetContext(ctx, &owns, `SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1 AND user_id = $2 AND closed_at IS NULL)`,
+		id, a.UserID); err != nil {
+		return errs.Wrap(err, "account")
+	}
+	if owns {
+		if err := s.settleInterest(ctx, id); err != nil {
+			return err
+		}
 	}
 	return s.inTx(ctx, func(tx *sqlx.Tx) error {
 		acc, err := lockOwnAccount(ctx, tx, a, id)

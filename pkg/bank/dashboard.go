@@ -33,6 +33,11 @@ type UserSummary struct {
 	TotalSentAmount     money.Amount     `json:"total_sent_amount" db:"total_sent_amount"`
 	TotalReceivedAmount money.Amount     `json:"total_received_amount" db:"total_received_amount"`
 	ByCurrency          []CurrencyTotals `json:"by_currency" db:"-"`
+	// HomeCurrency is the customer's choice (preferences); TotalBalanceHome
+	// every open account's balance converted into it at the current rates
+	// (fx.go, no spread), approximate; nil when a rate is missing.
+	HomeCurrency     string        `json:"home_currency" db:"home_currency"`
+	TotalBalanceHome *money.Amount `json:"total_balance_home" db:"total_balance_home"`
 }
 
 // AdminSummary is the system-wide dashboard. As in UserSummary, the amounts
@@ -107,6 +112,9 @@ func (s *Service) UserSummary(ctx context.Context, a Actor) (UserSummary, error)
 	if err := rd.GetContext(ctx, &out.PendingRequests, `SELECT count(*) FROM money_requests r
 		WHERE r.recipient_user_id = $1 AND r.status = 'PENDING' AND r.expires_at > $2`, a.UserID, s.now()); err != nil {
 		return UserSummary{}, errs.Wrap(err, "user pending requests")
+	}
+	if err := rd.QueryRowxContext(ctx, homeBalance, a.UserID).Scan(&out.HomeCurrency, &out.TotalBalanceHome); err != nil {
+		return UserSummary{}, errs.Wrap(err, "home balance")
 	}
 	for _, r := range rows {
 		out.TotalTransactions += r.Transactions

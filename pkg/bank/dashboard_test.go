@@ -2,6 +2,7 @@ package bank
 
 import (
 	"encoding/json"
+	"meridian/pkg/money"
 	"reflect"
 	"strings"
 	"testing"
@@ -17,11 +18,12 @@ func TestDashboardsEmpty(t *testing.T) {
 	admin := newAdmin(t, s)
 
 	sum, err := s.UserSummary(ctx, alice)
-	if err != nil || !reflect.DeepEqual(sum, UserSummary{ByCurrency: []CurrencyTotals{}}) {
+	zero := money.Amount(0)
+	if err != nil || !reflect.DeepEqual(sum, UserSummary{ByCurrency: []CurrencyTotals{}, HomeCurrency: "USD", TotalBalanceHome: &zero}) {
 		t.Fatalf("user summary %+v %v", sum, err)
 	}
 	b, _ := json.Marshal(sum)
-	if string(b) != `{"total_transactions":0,"pending_requests":0,"total_transfers":0,"total_sent_amount":0,"total_received_amount":0,"by_currency":[]}` {
+	if string(b) != `{"total_transactions":0,"pending_requests":0,"total_transfers":0,"total_sent_amount":0,"total_received_amount":0,"by_currency":[],"home_currency":"USD","total_balance_home":0}` {
 		t.Fatalf("JSON %s", b)
 	}
 	months, err := s.UserMonthly(ctx, alice)
@@ -169,14 +171,18 @@ func TestDashboardsAcrossYearBoundary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	home := amt(t, "80.50")
 	want := UserSummary{TotalTransactions: 8, PendingRequests: 1, TotalTransfers: 6, TotalSentAmount: amt(t, "123.50"), TotalReceivedAmount: amt(t, "4.00"),
-		ByCurrency: []CurrencyTotals{{Currency: "USD", TotalBalance: amt(t, "80.50"), TotalSentAmount: amt(t, "123.50"), TotalReceivedAmount: amt(t, "4.00")}}}
+		ByCurrency:   []CurrencyTotals{{Currency: "USD", TotalBalance: amt(t, "80.50"), TotalSentAmount: amt(t, "123.50"), TotalReceivedAmount: amt(t, "4.00")}},
+		HomeCurrency: "USD", TotalBalanceHome: &home}
 	if !reflect.DeepEqual(sum, want) {
 		t.Fatalf("alice's summary %+v; want %+v", sum, want)
 	}
 	sum, err = s.UserSummary(ctx, bob)
+	bobHome := amt(t, "219.50")
 	want = UserSummary{TotalTransactions: 8, PendingRequests: 1, TotalTransfers: 1, TotalSentAmount: amt(t, "4.00"), TotalReceivedAmount: amt(t, "123.50"),
-		ByCurrency: []CurrencyTotals{{Currency: "USD", TotalBalance: amt(t, "219.50"), TotalSentAmount: amt(t, "4.00"), TotalReceivedAmount: amt(t, "123.50")}}}
+		ByCurrency:   []CurrencyTotals{{Currency: "USD", TotalBalance: amt(t, "219.50"), TotalSentAmount: amt(t, "4.00"), TotalReceivedAmount: amt(t, "123.50")}},
+		HomeCurrency: "USD", TotalBalanceHome: &bobHome}
 	if err != nil || !reflect.DeepEqual(sum, want) {
 		t.Fatalf("bob's summary %+v %v; want %+v", sum, err, want)
 	}
@@ -253,6 +259,12 @@ func TestDashboardsKeepCurrencies(t *testing.T) {
 		{"dave", dave, UserSummary{ByCurrency: []CurrencyTotals{usd("0.00", "0.00", "0.00")}}},
 	} {
 		got, err := s.UserSummary(ctx, c.as)
+		// In dollars: with no EUR rate set, a customer holding euros has no
+		// total (dave holds only dollars: 0.00).
+		c.want.HomeCurrency = "USD"
+		if c.who == "dave" {
+			c.want.TotalBalanceHome = new(money.Amount)
+		}
 		if err != nil || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s's summary %+v %v;\nwant %+v", c.who, got, err, c.want)
 		}

@@ -57,6 +57,10 @@ type FundsInput struct {
 // notification to the holder, in one transaction, the answer stored under
 // idempotencyKey (made when empty).
 //
+// At or over the approval threshold it does not run: it answers the
+// approval it made for a second administrator (TransferResult.Approval,
+// approvals.go).
+//
 // Returns admin_only (403), account_not_found (404), invalid_input (400: an
 // amount under 0.01 or over the maximum, a bad description or
 // Idempotency-Key), account_closed (422), holder_not_customer (422: the
@@ -105,7 +109,40 @@ func (s *Service) moveFunds(ctx context.Context, a Actor, number string, in Fund
 		_ = s.db.GetContext(ctx, &currency, `SELECT currency FROM accounts WHERE account_number = $1`, number)
 		return TransferResult{}, errs.Field("amount", fmt.Sprintf("Amount must not exceed %s", money.Format(s.settings.MaxAmount, currency)))
 	}
-	p := posting{kind: kind, actor: a.auditUserID(), amount: in.Amount, description: in.Description, key: key, dated: ledgerDate(ctx)}
+	if s.needsApproval(in.Amount) {
+		verb, prep := "Deposit", "into"
+		if kind == postWithdrawal {
+			verb, prep = "Withdraw", "from"
+		}
+		var currency string
+		if err := s.db.GetContext(ctx, &currency, `SELECT currency FROM accounts WHERE account_number = $1 AND class = 'customer'`, number); err != nil {
+			if notFound(err) {
+				return TransferResult{}, errs.ErrAccountNotFound
+			}
+			return TransferResult{}, errs.Wrap(err, "account")
+		}
+		summary := fmt.Sprintf("%s %s %s account %s", verb, money.Format(in.Amount, currency), prep, number)
+		if in.Description != "" {
+			summary += ": " + in.Description
+		}
+		ap, err := s.requestApproval(ctx, a, kind, summary, approvalPayload{Account: number, Amount: in.Amount, Description: in.Description}, key)
+		if err != nil {
+			return TransferResult{}, err
+		}
+		return TransferResult{Approval: &ap}, nil
+	}
+	p := fundsPosting(a, number, in, key, kind)
+	p.dated = ledgerDate(ctx)
+	out, err := s.postings.do(ctx, p)
+	if err != nil {
+		return TransferResult{}, err
+	}
+	return transferResult(out, false)
+}
+
+// fundsPosting is an administrator's deposit or withdrawal as a posting.
+func fundsPosting(a Actor, number string, in FundsInput, key, kind string) posting {
+	p := posting{kind: kind, actor: a.auditUserID(), amount: in.Amount, description: in.Description, key: key}
 	if kind == postDeposit {
 		p.to = number
 		if p.description == "" {
@@ -118,9 +155,5 @@ func (s *Service) moveFunds(ctx context.Context, a Actor, number string, in Fund
 		}
 	}
 	p.hash = postingHash(kind, number, in.Amount.String(), p.description)
-	out, err := s.postings.do(ctx, p)
-	if err != nil {
-		return TransferResult{}, err
-	}
-	return transferResult(out, false)
+	return p
 }

@@ -66,6 +66,9 @@ type UserLimit struct {
 	UserID             int64        `json:"user_id"`
 	DailyTransferLimit money.Amount `json:"daily_transfer_limit"`
 	Default            bool         `json:"default"`
+	// Approval, instead of the rest: a raise waits for a second
+	// administrator.
+	Approval *Approval `json:"-"`
 }
 
 // LimitInput is the body of an administrator's PUT .../limits:
@@ -98,7 +101,9 @@ func (in LimitInput) Limit() (*money.Amount, error) {
 // SetDailyLimit sets a user's own daily limit (the same amount in each
 // currency), or with nil gives them the configured default again; audited
 // in the same transaction. It applies from the user's next payment, to what
-// they already sent today too.
+// they already sent today too. A raise (a limit above the one the user has
+// now) does not run: it answers the approval it made for a second
+// administrator (approvals.go).
 //
 // Returns admin_only (403) or user_not_found (404).
 func (s *Service) SetDailyLimit(ctx context.Context, a Actor, userID int64, limit *money.Amount) (UserLimit, error) {
@@ -108,29 +113,62 @@ func (s *Service) SetDailyLimit(ctx context.Context, a Actor, userID int64, limi
 	if userID <= 0 {
 		return UserLimit{}, errUserNotFound
 	}
-	out := UserLimit{UserID: userID, DailyTransferLimit: s.settings.DailyTransferLimit, Default: limit == nil}
-	if limit != nil {
-		out.DailyTransferLimit = *limit
+	var cur struct {
+		Email string       `db:"email"`
+		Limit money.Amount `db:"daily_transfer_limit"`
 	}
-	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		var email string
-		err := tx.GetContext(ctx, &email, `UPDATE users SET daily_transfer_limit = $2 WHERE id = $1 RETURNING email`, userID, limit)
-		if notFound(err) {
-			return errUserNotFound
-		}
+	err := s.db.GetContext(ctx, &cur, `SELECT email, coalesce(daily_transfer_limit, $2) AS daily_transfer_limit FROM users WHERE id = $1`,
+		userID, s.settings.DailyTransferLimit)
+	if notFound(err) {
+		return UserLimit{}, errUserNotFound
+	}
+	if err != nil {
+		return UserLimit{}, errs.Wrap(err, "daily limit")
+	}
+	next := s.settings.DailyTransferLimit
+	if limit != nil {
+		next = *limit
+	}
+	if next > cur.Limit {
+		ap, err := s.requestApproval(ctx, a, approvalLimitRaise,
+			fmt.Sprintf("Raise the daily transfer limit of %s (id %d) from %s to %s in each currency", cur.Email, userID, cur.Limit, next),
+			approvalPayload{UserID: userID, Limit: limit}, newKey())
 		if err != nil {
-			return errs.Wrap(err, "set daily limit")
+			return UserLimit{}, err
 		}
-		desc := fmt.Sprintf("Set the daily transfer limit of user %s (id %d) to %s in each currency", email, userID, out.DailyTransferLimit)
-		if limit == nil {
-			desc = fmt.Sprintf("Set the daily transfer limit of user %s (id %d) to the default, %s in each currency", email, userID, out.DailyTransferLimit)
-		}
-		return audit(ctx, tx, a, AuditEntry{Action: "USER_LIMIT", Table: "users", Description: desc})
+		return UserLimit{UserID: userID, DailyTransferLimit: next, Default: limit == nil, Approval: &ap}, nil
+	}
+	var out UserLimit
+	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		out, err = s.setDailyLimitTx(ctx, tx, a, userID, limit)
+		return err
 	})
 	if err != nil {
 		return UserLimit{}, err
 	}
 	return out, nil
+}
+
+// setDailyLimitTx sets the limit in tx, with its audit row.
+func (s *Service) setDailyLimitTx(ctx context.Context, tx *sqlx.Tx, a Actor, userID int64, limit *money.Amount) (UserLimit, error) {
+	out := UserLimit{UserID: userID, DailyTransferLimit: s.settings.DailyTransferLimit, Default: limit == nil}
+	if limit != nil {
+		out.DailyTransferLimit = *limit
+	}
+	var email string
+	err := tx.GetContext(ctx, &email, `UPDATE users SET daily_transfer_limit = $2 WHERE id = $1 RETURNING email`, userID, limit)
+	if notFound(err) {
+		return UserLimit{}, errUserNotFound
+	}
+	if err != nil {
+		return UserLimit{}, errs.Wrap(err, "set daily limit")
+	}
+	desc := fmt.Sprintf("Set the daily transfer limit of user %s (id %d) to %s in each currency", email, userID, out.DailyTransferLimit)
+	if limit == nil {
+		desc = fmt.Sprintf("Set the daily transfer limit of user %s (id %d) to the default, %s in each currency", email, userID, out.DailyTransferLimit)
+	}
+	return out, audit(ctx, tx, a, AuditEntry{Action: "USER_LIMIT", Table: "users", Description: desc})
 }
 
 // purgeDailyOutgoing forgets the daily counts of days before yesterday (UTC,

@@ -252,9 +252,17 @@ func TestDailyLimitPerUserOverride(t *testing.T) {
 	aliceAcc, carolAcc, to := openAccount(t, s, alice, "1000.00"), openAccount(t, s, carol, "1000.00"), openAccount(t, s, bob, "0")
 
 	three := amt(t, "300.00")
+	// A raise (from the default 100.00) waits for a second administrator.
 	got, err := s.SetDailyLimit(ctx, admin, alice.UserID, &three)
-	if err != nil || got.DailyTransferLimit != three || got.Default || got.UserID != alice.UserID {
+	if err != nil || got.Approval == nil || got.Approval.Kind != "limit_raise" || got.Approval.Status != "pending" {
 		t.Fatalf("set: %+v %v", got, err)
+	}
+	if l := limitsOf(t, s, alice)["USD"]; l.DailyTransferLimit != 100_00 {
+		t.Fatalf("the raise ran before its approval: %+v", l)
+	}
+	d, err := s.ApproveApproval(ctx, newAdmin(t, s), got.Approval.ID)
+	if err != nil || d.Approval.Status != "approved" {
+		t.Fatalf("approve: %+v %v", d, err)
 	}
 	if err := sendTo(s, alice, aliceAcc, to, 250_00, ""); err != nil {
 		t.Fatalf("alice within her own limit: %v", err)

@@ -82,6 +82,9 @@ const (
 	postWithdrawal = "withdrawal"
 	postOpening    = "opening"    // an account's opening balance (customer_funding)
 	postAdjustment = "adjustment" // a customer's edit of a balance (customer_funding)
+	postExchange   = "exchange"   // between currencies, at a quote's rate (fx.go)
+	postInterest   = "interest"   // interest paid from interest_expense (interest.go)
+	postReversal   = "reversal"   // a posting undone, every leg the other way (reversals.go)
 )
 
 // posting is one movement of money as post_batch takes it.
@@ -166,20 +169,26 @@ func OutcomeKey(err error) string {
 
 // refusals are the answers post_batch refuses with, by their code.
 var refusals = map[string]error{
-	"account_not_found":      errs.ErrAccountNotFound,
-	"same_account":           errSameAccount,
-	"account_closed":         errRecipientClosed,
-	"payer_closed":           errs.E(errs.Unprocessable, "account_closed", "The paying account is closed"),
-	"this_account_closed":    errAccountClosed,
-	"recipient_inactive":     errRecipientInactive,
-	"currency_mismatch":      errCurrencyMismatch,
-	"insufficient_funds":     errInsufficientFunds,
-	"daily_limit_exceeded":   errDailyLimit,
-	"idempotency_key_reused": errKeyReused,
-	"request_not_found":      errRequestNotFound,
-	"request_not_pending":    errRequestNotPending,
-	"holder_not_customer":    errHolderNotCustomer,
-	"user_deactivated":       errs.E(errs.Unauthorized, "user_deactivated", "This user is deactivated"),
+	"account_not_found":       errs.ErrAccountNotFound,
+	"same_account":            errSameAccount,
+	"account_closed":          errRecipientClosed,
+	"payer_closed":            errs.E(errs.Unprocessable, "account_closed", "The paying account is closed"),
+	"this_account_closed":     errAccountClosed,
+	"recipient_inactive":      errRecipientInactive,
+	"currency_mismatch":       errCurrencyMismatch,
+	"insufficient_funds":      errInsufficientFunds,
+	"daily_limit_exceeded":    errDailyLimit,
+	"idempotency_key_reused":  errKeyReused,
+	"request_not_found":       errRequestNotFound,
+	"request_not_pending":     errRequestNotPending,
+	"holder_not_customer":     errHolderNotCustomer,
+	"quote_not_found":         errQuoteNotFound,
+	"quote_expired":           errQuoteExpired,
+	"quote_used":              errQuoteUsed,
+	"transaction_not_found":   errTransactionNotFound,
+	"already_reversed":        errAlreadyReversed,
+	"reversal_not_reversible": errReversalNotReversible,
+	"user_deactivated":        errs.E(errs.Unauthorized, "user_deactivated", "This user is deactivated"),
 }
 
 // postRow is post_batch's answer to one posting, as it came.

@@ -160,7 +160,11 @@ func (s *Service) SeedDemo(ctx context.Context) (created bool, err error) {
 			return false, err
 		}
 		if opening != d.balance {
-			if _, err := s.Deposit(backdated(ctx, opened), CLIActor, d.number, FundsInput{Amount: d.balance, Description: "Opening deposit"}, ""); err != nil {
+			// The bank's own seeding: a posting, not an administrator's
+			// deposit (no second administrator approves a demo).
+			p := fundsPosting(CLIActor, d.number, FundsInput{Amount: d.balance, Description: "Opening deposit"}, newKey(), postDeposit)
+			p.dated = opened
+			if _, err := s.postings.do(ctx, p); err != nil {
 				return false, err
 			}
 		}

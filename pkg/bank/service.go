@@ -64,6 +64,14 @@ type Settings struct {
 	// Logger gets what the service reports on its own (a posting batch
 	// whose connection broke, a worker's panic); nil: slog.Default().
 	Logger *slog.Logger
+	// FXSpreadBps is config fx_spread_bps: the bank's spread on an
+	// exchange, in hundredths of a percent, taken against the customer
+	// (fx.go); < 0: DefaultFXSpreadBps. 0 is no spread.
+	FXSpreadBps int
+	// ApprovalThreshold is config approval_threshold: an administrator's
+	// deposit, withdrawal or reversal at or over it waits for a second
+	// administrator (approvals.go); <= 0: DefaultApprovalThreshold.
+	ApprovalThreshold money.Amount
 	// AnchorKey is config anchor_key: the secret the audit chain's
 	// checkpoints are signed with (anchors.go); empty: derived from
 	// jwt_secret.
@@ -108,6 +116,12 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 	}
 	if s.ScheduledMaxActive <= 0 {
 		s.ScheduledMaxActive = DefaultScheduledMaxActive
+	}
+	if s.ApprovalThreshold <= 0 {
+		s.ApprovalThreshold = DefaultApprovalThreshold
+	}
+	if s.FXSpreadBps < 0 {
+		s.FXSpreadBps = DefaultFXSpreadBps
 	}
 	if s.LookupPerMinute <= 0 {
 		s.LookupPerMinute = 30

@@ -27,6 +27,13 @@ type Transaction struct {
 	AccountID       string       `json:"account_id" db:"account_id"`
 	ToAccountID     string       `json:"to_account_id" db:"to_account_id"`
 	Description     string       `json:"description" db:"description"`
+	// In history rows (not in a posting's answer): the kind of posting
+	// (transfer, request, deposit, withdrawal, opening, adjustment,
+	// interest, exchange, reversal), the posting a reversal reverses, and
+	// the reversal of a reversed one.
+	Kind       string `json:"kind" db:"kind"`
+	Reverses   *int64 `json:"reverses" db:"reverses"`
+	ReversedBy *int64 `json:"reversed_by" db:"reversed_by"`
 }
 
 // selectTransaction reads Transaction from the ledger t, with the account
@@ -38,7 +45,8 @@ type Transaction struct {
 const selectTransaction = `SELECT t.id, t.created_at AS transaction_date, t.transaction_type, t.amount,
 	CASE WHEN bv.id IS NOT NULL AND t.transaction_type = 'CREDIT' THEN bv.account_number ELSE fa.account_number END AS account_id,
 	CASE WHEN bv.id IS NOT NULL AND t.transaction_type = 'DEBIT' THEN bv.account_number ELSE ta.account_number END AS to_account_id,
-	t.description
+	t.description, t.kind, t.reverses,
+	(SELECT r.posting_id FROM transactions r WHERE r.reverses = t.posting_id AND r.id = r.posting_id) AS reversed_by
 	FROM transactions t JOIN accounts fa ON fa.id = t.from_account_id JOIN accounts ta ON ta.id = t.to_account_id
 	LEFT JOIN accounts bv ON t.from_account_id = t.to_account_id AND bv.class = 'vault' AND bv.currency = fa.currency`
 
@@ -61,6 +69,9 @@ type TransferInput struct {
 type TransferResult struct {
 	Posted
 	Transaction Transaction
+	// Approval, instead of the rest: an administrator's deposit or
+	// withdrawal at or over the threshold waits for a second one.
+	Approval *Approval
 }
 
 // transferReply is the body of a successful transfer.
@@ -184,16 +195,10 @@ func (s *Service) checkTransfer(ctx context.Context, a Actor, in TransferInput, 
 	if err := checkUserID(a, in.UserID); err != nil {
 		return posting{}, err
 	}
+	if err := s.checkMove(ctx, a, "account_id", &in.AccountID, &in.ToAccountID, in.Amount); err != nil {
+		return posting{}, err
+	}
 	var err error
-	if in.AccountID, err = cleanAccountRef("account_id", in.AccountID, true); err != nil {
-		return posting{}, err
-	}
-	if in.ToAccountID, err = cleanAccountRef("to_account_id", in.ToAccountID, true); err != nil {
-		return posting{}, err
-	}
-	if err := s.checkAmount(ctx, a, "amount", in.Amount, in.AccountID); err != nil {
-		return posting{}, err
-	}
 	if in.Description, err = cleanDescription(in.Description); err != nil {
 		return posting{}, err
 	}
@@ -224,4 +229,18 @@ func (s *Service) purgeIdempotencyKeys(ctx context.Context) (int64, error) {
 	}
 	n, _ := res.RowsAffected()
 	return n, nil
+}
+
+// checkMove cleans the source account number (named fromField in the body)
+// and the target's (to_account_id) of a movement, and checks its amount
+// against the source's currency: a transfer's, an exchange's.
+func (s *Service) checkMove(ctx context.Context, a Actor, fromField string, from, to *string, amount money.Amount) error {
+	var err error
+	if *from, err = cleanAccountRef(fromField, *from, true); err != nil {
+		return err
+	}
+	if *to, err = cleanAccountRef("to_account_id", *to, true); err != nil {
+		return err
+	}
+	return s.checkAmount(ctx, a, "amount", amount, *from)
 }

@@ -68,6 +68,12 @@ type Config struct {
 	// DailyTransferLimit is what a customer may send to others per currency
 	// per UTC day, unless an administrator set their own.
 	DailyTransferLimit money.Amount
+	// ApprovalThreshold: an administrator's deposit, withdrawal or reversal
+	// at or over it waits for a second administrator.
+	ApprovalThreshold money.Amount
+	// FXSpreadBps is the bank's spread on an exchange, in hundredths of a
+	// percent (0 to 1000).
+	FXSpreadBps int
 	// TransferBatch is the most customers' transfers serve sends to the
 	// database in one transaction (1: each alone); TransferBatchWorkers how
 	// many such batches it has in flight at once.
@@ -125,6 +131,8 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"customer_funding", "true", "customers may set an opening balance and edit balances; false: accounts open at 0 and only admin deposits and withdrawals move money in or out"},
 	{"require_2fa_for_admins", "false", "an administrator without two-factor sign-in may only set it up (403 two_factor_required elsewhere)"},
 	{"daily_transfer_limit", "10000.00", "what a customer may send to others per currency per UTC day, unless an administrator sets their own (meridian user limit)"},
+	{"approval_threshold", "10000.00", "an administrator's deposit, withdrawal or reversal at or over this amount (in the account's currency) waits for a second administrator's approval"},
+	{"fx_spread_bps", "50", "the bank's spread on an exchange between currencies, in hundredths of a percent, taken against the customer (50: 0.50 %)"},
 	{"transfer_batch", "32", "the most transfers serve sends to the database in one transaction, each with its own answer; 1: each transfer alone"},
 	{"transfer_batch_workers", "1", "transfer batches serve has in flight at once (1 was fastest on 2 cores: batches never wait for each other's locks)"},
 	{"anchor_dir", "", "where serve writes signed checkpoints of the audit chain's head (keep a copy elsewhere); empty: <data_dir>/anchors"},
@@ -282,6 +290,14 @@ func Load(get func(key string) string) (Config, error) {
 	c.DailyTransferLimit, err = money.Parse(strings.TrimSpace(get("daily_transfer_limit")))
 	if err != nil || c.DailyTransferLimit <= 0 {
 		return c, bad("daily_transfer_limit", "a positive amount with at most two decimals")
+	}
+	c.ApprovalThreshold, err = money.Parse(strings.TrimSpace(get("approval_threshold")))
+	if err != nil || c.ApprovalThreshold <= 0 {
+		return c, bad("approval_threshold", "a positive amount with at most two decimals")
+	}
+	c.FXSpreadBps, err = strconv.Atoi(strings.TrimSpace(get("fx_spread_bps")))
+	if err != nil || c.FXSpreadBps < 0 || c.FXSpreadBps > 1000 {
+		return c, bad("fx_spread_bps", "a whole number from 0 to 1000 (hundredths of a percent)")
 	}
 	c.TransferBatch, err = strconv.Atoi(strings.TrimSpace(get("transfer_batch")))
 	if err != nil || c.TransferBatch < 1 || c.TransferBatch > 1000 {

@@ -53,6 +53,9 @@ var RuntimeGrants = map[string]Grant{
 	"event_sealer":      {},
 	"fx_quotes":         {}, // fx_quote() makes them (the converted amount is the bank's)
 	"fx_rates":          {}, // set_fx_rate() sets them, audited
+	"interest_accruals": {}, // interest_accrue() writes them, exactly once
+	"interest_cursors":  {},
+	"interest_payments": {},
 	"ledger_totals":     {},
 	"notification_feed": {},
 	"roles":             {},
@@ -62,6 +65,7 @@ var RuntimeGrants = map[string]Grant{
 	// Read and the rest.
 	"account_numbers":         {Insert: AllColumns},
 	"accounts":                {Insert: []string{"user_id", "account_number", "account_type_id", "currency"}, Update: []string{"account_number", "account_type_id", "closed_at", "created_at"}},
+	"approvals":               {Insert: AllColumns, Update: []string{"status", "decided_by", "decided_at", "reason", "result"}},
 	"audit_log":               {Insert: AllColumns},
 	"auth_tokens":             {Insert: AllColumns, Update: []string{"revoked_at", "last_seen_at"}},
 	"credentials":             {Insert: AllColumns},

@@ -456,7 +456,7 @@ export interface paths {
         get?: never;
         /**
          * Set a user's daily transfer limit
-         * @description Admin only (403 for a User). The same amount in each currency, from the user's next payment on (what they sent today counts). `null` gives the user the configured default again. Audited.
+         * @description Admin only (403 for a User). The same amount in each currency, from the user's next payment on (what they sent today counts). `null` gives the user the configured default again. Audited. Any raise waits for a second administrator (202 `{approval}`).
          */
         put: operations["setUserLimits"];
         post?: never;
@@ -557,7 +557,7 @@ export interface paths {
         put?: never;
         /**
          * Deposit money into any customer's open account
-         * @description Admin only (403 for a User). Writes a CREDIT ledger row (description `Deposit` when none is given), an audit row and a notification to the holder, in one transaction. Also `meridian account deposit <number> <amount>`. Takes an `Idempotency-Key` like a transfer (`--idempotency-key` on the command line).
+         * @description Admin only (403 for a User). Writes a CREDIT ledger row (description `Deposit` when none is given), an audit row and a notification to the holder, in one transaction. Also `meridian account deposit <number> <amount>`. Takes an `Idempotency-Key` like a transfer (`--idempotency-key` on the command line). At or over `approval_threshold` (default 10000.00, in the account's currency) it does not run: 202 `{approval}`, for a second administrator.
          */
         post: operations["deposit"];
         delete?: never;
@@ -577,7 +577,7 @@ export interface paths {
         put?: never;
         /**
          * Withdraw money from any customer's open account
-         * @description Admin only (403 for a User). Writes a DEBIT ledger row (description `Withdrawal` when none is given), an audit row and a notification to the holder, in one transaction. Also `meridian account withdraw <number> <amount>`. Takes an `Idempotency-Key` like a transfer (`--idempotency-key` on the command line).
+         * @description Admin only (403 for a User). Writes a DEBIT ledger row (description `Withdrawal` when none is given), an audit row and a notification to the holder, in one transaction. Also `meridian account withdraw <number> <amount>`. Takes an `Idempotency-Key` like a transfer (`--idempotency-key` on the command line). At or over `approval_threshold` (default 10000.00, in the account's currency) it does not run: 202 `{approval}`, for a second administrator.
          */
         post: operations["withdraw"];
         delete?: never;
@@ -1250,7 +1250,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["listFxRates"];
+        /**
+         * The exchange rates administrators set
+         * @description Any signed-in user. One row per pair an administrator set; the inverse of a pair is derived (1 / rate, 8 decimals, half even), never stored. Also `meridian fx list`.
+         */
+        get: operations["listFXRates"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1267,7 +1271,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put: operations["setFxRate"];
+        /**
+         * Set the rate that converts base into quote
+         * @description Admin only. `rate` is how many `quote` one `base` buys: a positive exact decimal with up to 8 places. Setting a pair replaces the other way's rate (the inverse is derived). Audited (`FX_RATE`). Also `meridian fx set EUR USD 1.0842`.
+         */
+        put: operations["setFXRate"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1284,7 +1292,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["createFxQuote"];
+        /**
+         * Fix an exchange rate for 30 seconds
+         * @description Customers only. Quotes converting `amount` (in the source account's currency) into the target account's currency at the current rate less the bank's spread (`fx_spread_bps`), to the cent, half even. Funds are checked when the exchange is made.
+         */
+        post: operations["createFXQuote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1300,7 +1312,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["exchange"];
+        /**
+         * Exchange money at a quote
+         * @description Customers only. One posting: the source account's DEBIT in its currency, the target's CREDIT in its currency, and the bank's `fx_position` accounts the other side in each, so each currency still sums to zero. Sending to another customer counts against the daily limit in the source currency. The answer is the source DEBIT row. Takes an `Idempotency-Key` like a transfer.
+         */
+        post: operations["createFXTransfer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1314,7 +1330,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * The caller's preferences
+         * @description Customers only.
+         */
         get: operations["getPreferences"];
+        /**
+         * Choose the home currency
+         * @description Customers only. The dashboard totals the caller's money in it (`total_balance_home`).
+         */
         put: operations["setPreferences"];
         post?: never;
         delete?: never;
@@ -1332,6 +1356,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Reverse a posted transaction
+         * @description Admin only. `id` is any ledger row of the posting. A new posting moves every leg of the original the other way, linked to it (`reverses`; the original's `reversed_by`); both parties are told; audited (`REVERSAL`). A transaction is reversed at most once. At or over `approval_threshold` (the largest amount a customer's leg moves) it waits for a second administrator (202). Also `meridian transaction reverse <id> --reason ...`. Takes an `Idempotency-Key`.
+         */
         post: operations["reverseTransaction"];
         delete?: never;
         options?: never;
@@ -1346,6 +1374,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Actions waiting for a second administrator
+         * @description Admin only. Newest first (at most 500). A pending approval past its 24 hours reads as `expired`.
+         */
         get: operations["listApprovals"];
         put?: never;
         post?: never;
@@ -1364,6 +1396,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Approve: the action runs, exactly once
+         * @description Admin only, not the one who asked. The action runs in the same transaction as the decision. When the action is refused (e.g. insufficient funds by now) nothing is decided: the approval stays pending and the refusal is the answer. Also `meridian --server ... approvals approve <id>`.
+         */
         post: operations["approveApproval"];
         delete?: never;
         options?: never;
@@ -1380,7 +1416,31 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Reject: nothing runs
+         * @description Admin only, not the one who asked. Also `meridian --server ... approvals reject <id> --reason ...`.
+         */
         post: operations["rejectApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/accounts/{id}/interest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's interest
+         * @description The owner only (404 otherwise). Interest accrues every UTC day on the end-of-day balance, balance × rate / 100 / 365, exact to the 1/10000 of a cent and carried; the whole cents are paid on the 1st of each month as a CREDIT `Interest` from the bank.
+         */
+        get: operations["accountInterest"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1394,7 +1454,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["listAdminAccountTypes"];
+        /**
+         * Account types with their interest rates
+         * @description Admin only. Also `meridian account-type list`.
+         */
+        get: operations["listAccountTypeRates"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1411,23 +1475,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put: operations["setAccountTypeRate"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/user/accounts/{id}/interest": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: operations["getAccountInterest"];
-        put?: never;
+        /**
+         * Set an account type's interest rate
+         * @description Admin only. Annual, percent, 0 to 100 with up to 4 decimals. Accounts of the type accrue at it from the next day an interest run accrues. Audited (`INTEREST_RATE`). Also `meridian account-type rate <id> <rate>`.
+         */
+        put: operations["setInterestRate"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1662,6 +1714,7 @@ export interface components {
             type_name: string;
             /** @example USD */
             currency: string;
+            /** @description Annual, percent; 0: no interest. */
             interest_rate: number;
         };
         /** @description A customer's account; `name` is the holder's full name. */
@@ -1705,10 +1758,21 @@ export interface components {
             account_id: components["schemas"]["AccountNumber"];
             to_account_id: components["schemas"]["AccountNumber"];
             description: string;
-            /** @enum {string} */
-            kind?: "transfer" | "request" | "deposit" | "withdrawal" | "opening" | "adjustment" | "interest" | "exchange" | "reversal";
-            reverses?: number | null;
-            reversed_by?: number | null;
+            /**
+             * @description The kind of posting the row belongs to.
+             * @enum {string}
+             */
+            kind: "transfer" | "request" | "deposit" | "withdrawal" | "opening" | "adjustment" | "interest" | "exchange" | "reversal";
+            /**
+             * Format: int64
+             * @description A reversal's row: the posting it reverses.
+             */
+            reverses: number | null;
+            /**
+             * Format: int64
+             * @description A reversed posting's row: the reversal (null in a posting's own answer).
+             */
+            reversed_by: number | null;
         };
         TransactionPage: {
             data: components["schemas"]["Transaction"][];
@@ -1900,7 +1964,8 @@ export interface components {
             total_sent_amount: components["schemas"]["Amount"];
             total_received_amount: components["schemas"]["Amount"];
             by_currency: components["schemas"]["CurrencyTotals"][];
-            home_currency: string;
+            home_currency: components["schemas"]["Currency3"];
+            /** @description Every open account's balance converted into home_currency at the current rates (no spread), approximate (the app shows "≈"); null when a currency has no rate. */
             total_balance_home: number | null;
         };
         UserSummaryResponse: {
@@ -2034,98 +2099,127 @@ export interface components {
             /** @enum {string} */
             platform: "ios" | "android";
         };
-        /** @enum {string} */
-        Currency: "USD" | "EUR" | "GBP";
-        FxRate: {
-            base: string;
-            quote: string;
-            rate: number;
-            /** Format: date-time */
-            updated_at: string;
+        /**
+         * @description An ISO 4217 code the bank keeps accounts in: USD, EUR or GBP.
+         * @example EUR
+         */
+        Currency3: string;
+        /**
+         * @description An exact decimal with up to 8 places, sent and answered as a JSON number (a string holding one is accepted), never a float in the bank's arithmetic.
+         * @example 1.0842
+         */
+        ExchangeRate: number;
+        FXRate: {
+            base: components["schemas"]["Currency3"];
+            quote: components["schemas"]["Currency3"];
+            rate: components["schemas"]["ExchangeRate"];
+            updated_at: components["schemas"]["Timestamp"];
         };
-        FxRateInput: {
-            rate: number | string;
+        FXRateInput: {
+            rate: components["schemas"]["ExchangeRate"];
         };
-        FxQuoteInput: {
-            from_account_id: string;
-            to_account_id: string;
-            amount: components["schemas"]["AmountInput"];
+        /** @description `from_account_id`: one of the caller's open accounts; `to_account_id`: any open account in another currency (the caller's, or another customer's, as in a transfer); `amount` in the source account's currency. */
+        FXQuoteInput: {
+            from_account_id: components["schemas"]["AccountNumber"];
+            to_account_id: components["schemas"]["AccountNumber"];
+            amount: components["schemas"]["Amount"];
         };
-        FxQuote: {
-            id: string;
-            from_currency: string;
-            to_currency: string;
-            rate: number;
-            amount: number;
-            converted_amount: number;
-            /** Format: date-time */
-            expires_at: string;
+        /** @description `converted_amount = amount × rate × (1 − fx_spread_bps / 10000)`, rounded half-even to the cent; the rate holds until `expires_at` (30 seconds). */
+        FXQuote: {
+            /** Format: int64 */
+            id: number;
+            from_currency: components["schemas"]["Currency3"];
+            to_currency: components["schemas"]["Currency3"];
+            rate: components["schemas"]["ExchangeRate"];
+            amount: components["schemas"]["Amount"];
+            converted_amount: components["schemas"]["Amount"];
+            expires_at: components["schemas"]["Timestamp"];
         };
-        FxTransferInput: {
-            quote_id: string;
+        FXTransferInput: {
+            /** Format: int64 */
+            quote_id: number;
             description?: string;
         };
-        FxTransferResponse: {
-            message: string;
-            transaction: components["schemas"]["Transaction"];
-        };
         Preferences: {
-            home_currency: components["schemas"]["Currency"];
-        };
-        PreferencesInput: {
-            home_currency: components["schemas"]["Currency"];
+            home_currency: components["schemas"]["Currency3"];
         };
         ReverseInput: {
+            /** @description Why: a non-empty sentence; the ledger rows say `Reversal of transaction N: <reason>`. */
             reason: string;
-        };
-        ReverseResponse: {
-            message: string;
-            reverses: number;
-            transaction: components["schemas"]["Transaction"];
-        };
-        Approval: {
-            id: number;
-            /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "reversal" | "limit_raise";
-            summary: string;
-            requested_by: string | null;
-            requested_by_id: number | null;
-            /** Format: date-time */
-            requested_at: string;
-            /** Format: date-time */
-            expires_at: string;
-            /** @enum {string} */
-            status: "pending" | "approved" | "rejected" | "expired";
-            decided_by: string | null;
-            decided_by_id: number | null;
-            /** Format: date-time */
-            decided_at: string | null;
-            reason: string | null;
-        };
-        ApprovalPending: {
-            approval: components["schemas"]["Approval"];
-        };
-        ApprovalDecision: {
-            approval: components["schemas"]["Approval"];
-            result?: unknown;
         };
         RejectInput: {
             reason: string;
         };
-        AccountTypeRateInput: {
-            interest_rate: number | string;
+        Reversal: {
+            /** @enum {string} */
+            message: "Transaction reversed";
+            /**
+             * Format: int64
+             * @description The reversed posting (its first row's id).
+             */
+            reverses: number;
+            transaction: components["schemas"]["Transaction"];
         };
-        AdminAccountType: {
+        Exchange: {
+            /** @enum {string} */
+            message: "Exchange successful";
+            transaction: components["schemas"]["Transaction"];
+        };
+        /** @description An action waiting for (or decided by) a second administrator. */
+        Approval: {
+            /** Format: int64 */
             id: number;
-            type_name: string;
-            currency: string;
-            interest_rate: number;
+            /** @enum {string} */
+            kind: "deposit" | "withdrawal" | "reversal" | "limit_raise";
+            /** @example Deposit $25,000.00 into account 100200300 */
+            summary: string;
+            /** @description The asking administrator's email; null: the server's command line. */
+            requested_by: string | null;
+            /** Format: int64 */
+            requested_by_id: number | null;
+            requested_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected" | "expired";
+            decided_by: string | null;
+            /** Format: int64 */
+            decided_by_id: number | null;
+            /** Format: date-time */
+            decided_at: string | null;
+            /** @description A rejection's reason. */
+            reason: string | null;
         };
-        Interest: {
+        ApprovalDecision: {
+            approval: components["schemas"]["Approval"];
+            /** @description Approved only: what the action answered (the posting's answer as its own endpoint gives it, or the new limit). */
+            result?: {
+                [key: string]: unknown;
+            };
+        };
+        AccountInterest: {
+            /**
+             * @description The account type's annual rate, percent.
+             * @example 2
+             */
             rate: number;
+            /**
+             * @description Interest accrued and not paid yet, exact to the 1/10000 of a cent (6 decimals).
+             * @example 0.123456
+             */
             accrued: number;
             /** Format: date-time */
             last_posted_at: string | null;
+        };
+        AccountTypeRate: {
+            id: number;
+            type_name: string;
+            currency: components["schemas"]["Currency3"];
+            /** @description Annual, percent, up to 4 decimals. */
+            interest_rate: number;
+        };
+        InterestRateInput: {
+            /** @description Annual, percent, up to 4 decimals (a string holding one is accepted). */
+            interest_rate: number;
         };
     };
     responses: {
@@ -2979,13 +3073,15 @@ export interface operations {
                     "application/json": components["schemas"]["UserLimit"];
                 };
             };
-            /** @description Waits for a second administrator */
+            /** @description A raise (a limit above the user's current one): nothing changed yet; it waits for a second administrator. */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApprovalPending"];
+                    "application/json": {
+                        approval: components["schemas"]["Approval"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3136,13 +3232,15 @@ export interface operations {
                     "application/json": components["schemas"]["Transaction"];
                 };
             };
-            /** @description Waits for a second administrator */
+            /** @description At or over `approval_threshold`: nothing ran; the action waits for a second administrator (`GET /api/admin/approvals`). */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApprovalPending"];
+                    "application/json": {
+                        approval: components["schemas"]["Approval"];
+                    };
                 };
             };
             /** @description An amount under 0.01 or over the maximum, or a bad description. */
@@ -3190,13 +3288,15 @@ export interface operations {
                     "application/json": components["schemas"]["Transaction"];
                 };
             };
-            /** @description Waits for a second administrator */
+            /** @description At or over `approval_threshold`: nothing ran; the action waits for a second administrator (`GET /api/admin/approvals`). */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApprovalPending"];
+                    "application/json": {
+                        approval: components["schemas"]["Approval"];
+                    };
                 };
             };
             /** @description An amount under 0.01 or over the maximum, or a bad description. */
@@ -4321,7 +4421,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    listFxRates: {
+    listFXRates: {
         parameters: {
             query?: never;
             header?: never;
@@ -4330,57 +4430,57 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Bare array of FXRate. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["FxRate"][];
+                    "application/json": components["schemas"]["FXRate"][];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["Unprocessable"];
+            500: components["responses"]["InternalError"];
         };
     };
-    setFxRate: {
+    setFXRate: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                base: string;
-                quote: string;
+                base: components["schemas"]["Currency3"];
+                quote: components["schemas"]["Currency3"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["FxRateInput"];
+                "application/json": components["schemas"]["FXRateInput"];
             };
         };
         responses: {
-            /** @description OK */
+            /** @description The rate. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["FxRate"];
+                    "application/json": components["schemas"]["FXRate"];
                 };
             };
+            /** @description `invalid_input`: the rate is not a positive number with at most 8 decimals. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description `currency_not_found`: a currency the bank keeps no accounts in. */
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description `same_currency`. */
             422: components["responses"]["Unprocessable"];
+            500: components["responses"]["InternalError"];
         };
     };
-    createFxQuote: {
+    createFXQuote: {
         parameters: {
             query?: never;
             header?: never;
@@ -4389,28 +4489,31 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["FxQuoteInput"];
+                "application/json": components["schemas"]["FXQuoteInput"];
             };
         };
         responses: {
-            /** @description OK */
+            /** @description The quote. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["FxQuote"];
+                    "application/json": components["schemas"]["FXQuote"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description `account_not_found`. */
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description `same_account`, `same_currency` (send a transfer instead), `account_closed`, `recipient_inactive`, `no_rate` (no rate between the currencies), `amount_too_small` (converts to less than a cent). */
             422: components["responses"]["Unprocessable"];
+            500: components["responses"]["InternalError"];
         };
     };
-    exchange: {
+    createFXTransfer: {
         parameters: {
             query?: never;
             header?: {
@@ -4422,25 +4525,33 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["FxTransferInput"];
+                "application/json": components["schemas"]["FXTransferInput"];
             };
         };
         responses: {
-            /** @description OK */
+            /** @description Exchanged. */
             201: {
                 headers: {
+                    "Idempotency-Key": components["headers"]["IdempotencyKey"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["FxTransferResponse"];
+                    "application/json": components["schemas"]["Exchange"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description `quote_not_found` (not the caller's). */
             404: components["responses"]["NotFound"];
+            /** @description `quote_expired` (ask for a new quote), `quote_used`, `idempotency_key_reused`. */
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description `insufficient_funds` (Insufficient funds), `daily_limit_exceeded`, `account_closed`, `recipient_inactive`. */
             422: components["responses"]["Unprocessable"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["PostingUnavailable"];
         };
     };
     getPreferences: {
@@ -4452,7 +4563,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Preferences. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4461,12 +4572,9 @@ export interface operations {
                     "application/json": components["schemas"]["Preferences"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["Unprocessable"];
+            500: components["responses"]["InternalError"];
         };
     };
     setPreferences: {
@@ -4478,11 +4586,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PreferencesInput"];
+                "application/json": components["schemas"]["Preferences"];
             };
         };
         responses: {
-            /** @description OK */
+            /** @description Preferences. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4491,18 +4599,21 @@ export interface operations {
                     "application/json": components["schemas"]["Preferences"];
                 };
             };
+            /** @description `invalid_input`: not USD, EUR or GBP. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["Unprocessable"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
         };
     };
     reverseTransaction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first result again (with the header `Idempotent-Replayed: true`) and moves no money; with a different request (or another kind of request), 409 `idempotency_key_reused`. A refused request keeps the key free. Keys are the caller's own. Without one the server makes one and answers it in the `Idempotency-Key` response header: it is what to send again after a 503 `outcome_unknown`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: components["parameters"]["IdPath"];
@@ -4515,30 +4626,41 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description The reversing posting. */
             201: {
                 headers: {
+                    "Idempotency-Key": components["headers"]["IdempotencyKey"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ReverseResponse"];
+                    "application/json": components["schemas"]["Reversal"];
                 };
             };
-            /** @description Waits for a second administrator */
+            /** @description At or over `approval_threshold`: nothing ran; the action waits for a second administrator (`GET /api/admin/approvals`). */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApprovalPending"];
+                    "application/json": {
+                        approval: components["schemas"]["Approval"];
+                    };
                 };
             };
+            /** @description `invalid_input`: no reason. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description `transaction_not_found`. */
             404: components["responses"]["NotFound"];
+            /** @description `already_reversed`, `idempotency_key_reused`. */
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description `insufficient_funds` (Insufficient funds: a customer no longer holds what it takes back; nothing moves), `account_closed`, `reversal_not_reversible`. */
             422: components["responses"]["Unprocessable"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["PostingUnavailable"];
         };
     };
     listApprovals: {
@@ -4552,7 +4674,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Bare array of Approval. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4561,12 +4683,11 @@ export interface operations {
                     "application/json": components["schemas"]["Approval"][];
                 };
             };
+            /** @description `invalid_input`: another status. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["Unprocessable"];
+            500: components["responses"]["InternalError"];
         };
     };
     approveApproval: {
@@ -4581,7 +4702,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Approved, with what the action answered. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4590,12 +4711,17 @@ export interface operations {
                     "application/json": components["schemas"]["ApprovalDecision"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description `same_admin` (the administrator who asked cannot decide), `approver_signed_in` (the server's command line cannot decide: sign in). */
             403: components["responses"]["Forbidden"];
+            /** @description `approval_not_found`. */
             404: components["responses"]["NotFound"];
+            /** @description `approval_decided` (decided already: two administrators at once decide it once), `approval_expired`. */
             409: components["responses"]["Conflict"];
+            /** @description The action's own refusal (e.g. `insufficient_funds`, `account_closed`). */
             422: components["responses"]["Unprocessable"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["PostingUnavailable"];
         };
     };
     rejectApproval: {
@@ -4614,7 +4740,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description Rejected. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4623,15 +4749,48 @@ export interface operations {
                     "application/json": components["schemas"]["ApprovalDecision"];
                 };
             };
+            /** @description `invalid_input`: no reason. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description `same_admin` (the administrator who asked cannot decide), `approver_signed_in` (the server's command line cannot decide: sign in). */
             403: components["responses"]["Forbidden"];
+            /** @description `approval_not_found`. */
             404: components["responses"]["NotFound"];
+            /** @description `approval_decided` (decided already: two administrators at once decide it once), `approval_expired`. */
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Unprocessable"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
         };
     };
-    listAdminAccountTypes: {
+    accountInterest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A positive integer id. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rate, what accrued and is not paid yet, and the last payment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountInterest"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `account_not_found`. */
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAccountTypeRates: {
         parameters: {
             query?: never;
             header?: never;
@@ -4640,24 +4799,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Bare array. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminAccountType"][];
+                    "application/json": components["schemas"]["AccountTypeRate"][];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["Unprocessable"];
+            500: components["responses"]["InternalError"];
         };
     };
-    setAccountTypeRate: {
+    setInterestRate: {
         parameters: {
             query?: never;
             header?: never;
@@ -4669,54 +4825,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AccountTypeRateInput"];
+                "application/json": components["schemas"]["InterestRateInput"];
             };
         };
         responses: {
-            /** @description OK */
+            /** @description The type. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminAccountType"];
+                    "application/json": components["schemas"]["AccountTypeRate"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description `account_type_not_found`. */
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["Unprocessable"];
-        };
-    };
-    getAccountInterest: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description A positive integer id. */
-                id: components["parameters"]["IdPath"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Interest"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["Unprocessable"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
         };
     };
 }
