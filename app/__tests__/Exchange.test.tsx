@@ -12,9 +12,9 @@ signedInAs(customer);
 afterEach(() => jest.useRealTimers());
 
 /** A quote as the server answers it: held 30 s from now (the clock the test runs). */
-function quoteFor(body: { amount: string; to_account_id: string }, n = 1): FxQuote {
+function quoteFor(body: { amount: number; to_account_id: string }, n = 1): FxQuote {
   return {
-    id: `q-${n}`,
+    id: 700 + n,
     from_currency: 'USD',
     to_currency: 'EUR',
     rate: 0.92,
@@ -28,7 +28,7 @@ function server(extra: Parameters<typeof mockFetch>[0] = {}) {
   let quotes = 0;
   const mock = mockFetch({
     'GET /api/user/accounts': () => jsonResponse(200, [...accounts, euro]),
-    'POST /api/user/fx-quotes': (body) => jsonResponse(201, quoteFor(body as { amount: string; to_account_id: string }, ++quotes)),
+    'POST /api/user/fx-quotes': (body) => jsonResponse(201, quoteFor(body as { amount: number; to_account_id: string }, ++quotes)),
     ...extra,
   });
   return mock;
@@ -63,7 +63,7 @@ it('a quote shows the rate, what is sent and received, and the seconds left; the
   expect(screen.getByTestId('exchange-receive')).toHaveTextContent('€91.54');
   expect(screen.getByText('You receive')).toBeTruthy();
   expect(screen.getByTestId('exchange-countdown')).toHaveTextContent(/This rate is held for (30|29) more seconds\./);
-  expect(calls.find((c) => c.path === '/api/user/fx-quotes')?.body).toEqual({ from_account_id: '100200300', to_account_id: '100200399', amount: '100' });
+  expect(calls.find((c) => c.path === '/api/user/fx-quotes')?.body).toEqual({ from_account_id: '100200300', to_account_id: '100200399', amount: 100 });
   expect(screen.getByTestId('exchange-confirm')).not.toBeDisabled();
 });
 
@@ -100,7 +100,7 @@ it('confirms with the quote id and an Idempotency-Key; success toasts and refres
   fireEvent.press(screen.getByTestId('exchange-confirm'));
   expect(await screen.findByText('Exchange successful!')).toBeTruthy();
   const [sent] = exchanges(calls);
-  expect(sent.body).toEqual({ quote_id: 'q-1', description: 'Holiday money' });
+  expect(sent.body).toEqual({ quote_id: 701, description: 'Holiday money' });
   expect(sent.headers['Idempotency-Key']).toMatch(/^[0-9a-f-]{36}$/);
   await waitFor(() => expect(calls.filter((c) => c.path === '/api/user/accounts').length).toBeGreaterThanOrEqual(2));
   expect(screen.queryByTestId('exchange-quote-card')).toBeNull();
@@ -143,7 +143,7 @@ it('a retry of the same confirm (no answer the first time) sends the same Idempo
   fireEvent.press(await screen.findByTestId('exchange-confirm'));
   await waitFor(() => expect(exchanges(calls)).toHaveLength(3));
   expect(exchanges(calls)[2].headers['Idempotency-Key']).not.toBe(first.headers['Idempotency-Key']);
-  expect(exchanges(calls)[2].body).toMatchObject({ quote_id: 'q-2' });
+  expect(exchanges(calls)[2].body).toMatchObject({ quote_id: 702 });
 });
 
 it('to a typed account number: "They receive"; a changed amount drops the quote', async () => {
@@ -157,7 +157,7 @@ it('to a typed account number: "They receive"; a changed amount drops the quote'
   fireEvent.press(screen.getByTestId('exchange-quote'));
   await screen.findByTestId('exchange-quote-card');
   expect(screen.getByText('They receive')).toBeTruthy();
-  expect(calls.find((c) => c.path === '/api/user/fx-quotes')?.body).toEqual({ from_account_id: '100200300', to_account_id: '900800700', amount: '12.50' });
+  expect(calls.find((c) => c.path === '/api/user/fx-quotes')?.body).toEqual({ from_account_id: '100200300', to_account_id: '900800700', amount: 12.5 });
   fireEvent.changeText(screen.getByTestId('exchange-amount'), '13');
   expect(screen.queryByTestId('exchange-quote-card')).toBeNull();
 });

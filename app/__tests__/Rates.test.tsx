@@ -20,7 +20,7 @@ function server(extra: Parameters<typeof mockFetch>[0] = {}) {
     'GET /api/fx-rates': () => jsonResponse(200, rates),
     'GET /api/admin/account-types': () => jsonResponse(200, types),
     'PUT /api/admin/fx-rates/GBP/USD': (body) => {
-      const row = { base: 'GBP', quote: 'USD', rate: Number((body as { rate: string }).rate), updated_at: '2026-06-01T10:00:00Z' };
+      const row = { base: 'GBP', quote: 'USD', rate: (body as { rate: number }).rate, updated_at: '2026-06-01T10:00:00Z' };
       rates = [...rates, row];
       return jsonResponse(200, row);
     },
@@ -58,7 +58,7 @@ it('sets a pair (PUT /api/admin/fx-rates/{base}/{quote}) after checking the rate
   chooseOption('fx-rate-quote', 'USD');
   fireEvent.press(screen.getByTestId('fx-rate-submit'));
   expect(await screen.findByText('Rate set: 1 GBP = 1.27 USD')).toBeTruthy();
-  expect(calls.find((c) => c.method === 'PUT')).toMatchObject({ path: '/api/admin/fx-rates/GBP/USD', body: { rate: '1.27' } });
+  expect(calls.find((c) => c.method === 'PUT')).toMatchObject({ path: '/api/admin/fx-rates/GBP/USD', body: { rate: 1.27 } });
   expect(await screen.findByText('1 GBP = 1.27 USD')).toBeTruthy();
 });
 
@@ -73,7 +73,7 @@ it("a row's Edit fills the form", async () => {
 
 it("edits an account type's interest rate (PUT /api/admin/account-types/{id})", async () => {
   const { calls } = server({
-    'PUT /api/admin/account-types/2': (body) => jsonResponse(200, { ...types[1], interest_rate: Number((body as { interest_rate: string }).interest_rate) }),
+    'PUT /api/admin/account-types/2': (body) => jsonResponse(200, { ...types[1], interest_rate: (body as { interest_rate: number }).interest_rate }),
   });
   renderScreen(RatesScreen);
   fireEvent.press(await screen.findByTestId('interest-rate-edit-2'));
@@ -83,6 +83,6 @@ it("edits an account type's interest rate (PUT /api/admin/account-types/{id})", 
   fireEvent.changeText(screen.getByTestId('interest-rate-value'), '2,5');
   fireEvent.press(screen.getByTestId('interest-rate-submit'));
   expect(await screen.findByText('Interest rate of Savings set to 2.50 % a year')).toBeTruthy();
-  expect(calls.find((c) => c.method === 'PUT')).toMatchObject({ path: '/api/admin/account-types/2', body: { interest_rate: '2.5' } });
+  expect(calls.find((c) => c.method === 'PUT')).toMatchObject({ path: '/api/admin/account-types/2', body: { interest_rate: 2.5 } });
   await waitFor(() => expect(screen.queryByTestId('interest-rate-modal')).toBeNull());
 });

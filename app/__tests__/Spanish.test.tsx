@@ -89,7 +89,7 @@ it('Currency Exchange (with a quote) and Settings are all Spanish', async () => 
     'GET /api/user/accounts': () => jsonResponse(200, [...accounts, euro]),
     'GET /api/user/preferences': () => jsonResponse(200, { home_currency: 'EUR' }),
     'POST /api/user/fx-quotes': () =>
-      jsonResponse(201, { id: 'q-1', from_currency: 'USD', to_currency: 'EUR', rate: 0.92, amount: 100, converted_amount: 91.54, expires_at: new Date(Date.now() + 30_000).toISOString() }),
+      jsonResponse(201, { id: 701, from_currency: 'USD', to_currency: 'EUR', rate: 0.92, amount: 100, converted_amount: 91.54, expires_at: new Date(Date.now() + 30_000).toISOString() }),
   });
   const exchange = renderScreen(ExchangeScreen);
   await waitFor(() => expect(optionLabels('exchange-from')).toHaveLength(3));

@@ -68,7 +68,7 @@ export function useExchangeForm() {
   const [gone, setGone] = useState<string | null>(null);
   /** A confirm whose outcome is unknown (no answer, or a 5xx): its retry must stay possible, with the same key. */
   const [uncertain, setUncertain] = useState(false);
-  const idem = useRef<{ quoteId: string; key: string } | null>(null);
+  const idem = useRef<{ quoteId: number; key: string } | null>(null);
   const inFlight = useRef(false);
   const secondsLeft = useCountdown(held?.deadline ?? null);
 
@@ -110,7 +110,7 @@ export function useExchangeForm() {
     dropQuote();
     const sentAt = Date.now();
     quoteCall.mutate(
-      { from_account_id: form.from, to_account_id: toNumber, amount: amountForApi(form.amount) },
+      { from_account_id: form.from, to_account_id: toNumber, amount: Number(amountForApi(form.amount)) },
       {
         onSuccess: (quote) => setHeld({ quote, deadline: quoteDeadline(quote.expires_at, sentAt, Date.now()) }),
         onError: (err) => toast.error(errorMessage(err, t('Failed to get a quote'))),

@@ -12,6 +12,7 @@ import { useSession } from '../state/session';
 import { toast } from '../state/toast';
 import { type ThemedStyle, useThemedStyles } from '../theme';
 import { localDateTimeText } from '../utils/format';
+import { REJECTION_REASON_MAX } from '../utils/validation';
 import { t } from '../i18n';
 
 type Filter = ApprovalStatus | 'all';
@@ -175,6 +176,7 @@ export default function ApprovalsScreen() {
         error={rejectError}
         onSubmit={reject}
         onClose={() => setRejecting(null)}
+        maxLength={REJECTION_REASON_MAX}
         testIDPrefix="reject-approval"
       />
     </Screen>

@@ -231,9 +231,14 @@ export function interestRateError(rate: string): string | null {
   return null;
 }
 
-/** A reason (a reversal, a rejection): a non-empty sentence of at most 255 characters. */
-export function reasonError(reason: string): string | null {
+/** A reversal's reason: the ledger rows say "Reversal of transaction N: <reason>" in 255 characters. */
+export const REVERSAL_REASON_MAX = 215;
+/** A rejection's reason. */
+export const REJECTION_REASON_MAX = 255;
+
+/** A reason (a reversal, a rejection): a non-empty sentence of at most `max` characters. */
+export function reasonError(reason: string, max: number): string | null {
   if (!reason.trim()) return t('A reason is required.');
-  if (reason.trim().length > 255) return t('A reason can be at most 255 characters.');
+  if (reason.trim().length > max) return t('A reason can be at most {{count}} characters.', { count: max });
   return null;
 }

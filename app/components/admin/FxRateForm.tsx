@@ -43,7 +43,7 @@ export function FxRateForm({ initial }: { initial: FxPair | null }) {
       toast.error(invalid);
       return;
     }
-    const rate = decimalForApi(pair.rate);
+    const rate = Number(decimalForApi(pair.rate));
     setRate.mutate(
       { base: pair.base, quote: pair.quote, rate },
       {

@@ -30,7 +30,7 @@ export function InterestRateModal({ type, onClose }: { type: AdminAccountType | 
       return;
     }
     setRate.mutate(
-      { id: type.id, rate: decimalForApi(rate) },
+      { id: type.id, rate: Number(decimalForApi(rate)) },
       {
         onSuccess: (row) => {
           toast.success(t('Interest rate of {{type}} set to {{rate}} % a year', { type: row.type_name, rate: formatInterestRate(row.interest_rate) }));

@@ -17,6 +17,8 @@ export interface ReasonModalProps {
   submitting: boolean;
   /** The server's refusal, shown in the dialog. */
   error: string | null;
+  /** The longest reason the server takes. */
+  maxLength: number;
   onSubmit: (reason: string) => void;
   onClose: () => void;
   testIDPrefix: string;
@@ -26,7 +28,7 @@ export interface ReasonModalProps {
  * A decision that needs a reason (a reversal, a rejection): the reason is
  * required before anything is sent; the server's refusal stays in the dialog.
  */
-export function ReasonModal({ visible, title, message, submitTitle, submitting, error, onSubmit, onClose, testIDPrefix }: ReasonModalProps) {
+export function ReasonModal({ visible, title, message, submitTitle, submitting, error, maxLength, onSubmit, onClose, testIDPrefix }: ReasonModalProps) {
   const themed = useThemed();
   const [reason, setReason] = useState('');
   const [invalid, setInvalid] = useState<string | null>(null);
@@ -41,7 +43,7 @@ export function ReasonModal({ visible, title, message, submitTitle, submitting, 
   }
   const submit = () => {
     if (submitting) return;
-    const problem = reasonError(reason);
+    const problem = reasonError(reason, maxLength);
     setInvalid(problem);
     if (!problem) onSubmit(reason.trim());
   };
@@ -57,7 +59,7 @@ export function ReasonModal({ visible, title, message, submitTitle, submitting, 
           setInvalid(null);
         }}
         error={invalid}
-        maxLength={255}
+        maxLength={maxLength}
         multiline
         testID={`${testIDPrefix}-reason`}
       />

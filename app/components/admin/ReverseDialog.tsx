@@ -6,6 +6,7 @@ import { useReverseTransaction } from '../../services/api/transactions';
 import type { Transaction } from '../../services/api/types';
 import { toast } from '../../state/toast';
 import { datePart, formatMoney } from '../../utils/format';
+import { REVERSAL_REASON_MAX } from '../../utils/validation';
 import { ReasonModal } from './ReasonModal';
 import { t } from '../../i18n';
 import { texts } from '../../i18n/texts';
@@ -60,6 +61,7 @@ export function ReverseDialog({ tx, currency, onClose }: { tx: Transaction | nul
       error={error}
       onSubmit={submit}
       onClose={onClose}
+      maxLength={REVERSAL_REASON_MAX}
       testIDPrefix="reverse"
     />
   );

@@ -16,7 +16,7 @@ export const accountsApi = {
   remove: (id: number) => client.DELETE('/api/user/accounts/{id}', { params: { path: { id } } }),
   interest: (id: number) => client.GET('/api/user/accounts/{id}/interest', { params: { path: { id } } }),
   adminTypes: () => client.GET('/api/admin/account-types'),
-  setInterestRate: (id: number, rate: string) => client.PUT('/api/admin/account-types/{id}', { params: { path: { id } }, body: { interest_rate: rate } }),
+  setInterestRate: (id: number, rate: number) => client.PUT('/api/admin/account-types/{id}', { params: { path: { id } }, body: { interest_rate: rate } }),
   lookup: (accountNumber: string) =>
     client.GET('/api/user/account-details', { params: { query: { account_number: accountNumber } } }),
 };
@@ -82,7 +82,7 @@ export function useAdminAccountTypes() {
 export function useSetInterestRate() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, rate }: { id: number; rate: string }) => accountsApi.setInterestRate(id, rate),
+    mutationFn: ({ id, rate }: { id: number; rate: number }) => accountsApi.setInterestRate(id, rate),
     onSuccess: () => Promise.all([qc.invalidateQueries({ queryKey: queryKeys.adminAccountTypes }), qc.invalidateQueries({ queryKey: queryKeys.accountTypes })]),
   });
 }

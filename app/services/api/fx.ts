@@ -9,12 +9,12 @@ export const fxApi = {
   /** The pairs an admin set (any signed-in user). */
   rates: () => client.GET('/api/fx-rates'),
   /** Admin: 1 `base` = `rate` `quote`; the inverse pair is derived by the server. */
-  setRate: (base: string, quote: string, rate: string) =>
+  setRate: (base: string, quote: string, rate: number) =>
     client.PUT('/api/admin/fx-rates/{base}/{quote}', { params: { path: { base, quote } }, body: { rate } }),
   /** A rate held for 30 seconds: the amount in the source currency, what the target receives. */
   quote: (payload: FxQuotePayload) => client.POST('/api/user/fx-quotes', { body: payload }),
   /** Exchanges at a quote's rate; the same Idempotency-Key for a retry of the same confirm. */
-  exchange: (quoteId: string, description: string, idempotencyKey: string) =>
+  exchange: (quoteId: number, description: string, idempotencyKey: string) =>
     client.POST('/api/user/fx-transfers', { body: { quote_id: quoteId, description }, headers: { 'Idempotency-Key': idempotencyKey } }),
 };
 
@@ -28,7 +28,7 @@ export function useFxRates() {
 export function useSetFxRate() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ base, quote, rate }: { base: string; quote: string; rate: string }) => fxApi.setRate(base, quote, rate),
+    mutationFn: ({ base, quote, rate }: { base: string; quote: string; rate: number }) => fxApi.setRate(base, quote, rate),
     // A new rate changes the dashboards' approximate totals too.
     onSuccess: () => Promise.all([qc.invalidateQueries({ queryKey: queryKeys.fxRates }), qc.invalidateQueries({ queryKey: queryFamilies.dashboard })]),
   });
@@ -41,7 +41,7 @@ export function useFxQuote() {
 export function useExchange() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ quoteId, description, idempotencyKey }: { quoteId: string; description: string; idempotencyKey: string }) =>
+    mutationFn: ({ quoteId, description, idempotencyKey }: { quoteId: number; description: string; idempotencyKey: string }) =>
       fxApi.exchange(quoteId, description, idempotencyKey),
     onSuccess: () => invalidateMoneyQueries(qc),
   });
