@@ -76,8 +76,9 @@ const ADMIN_ROUTES = [
     name: 'admin-reverse',
     title: 'Transaction History',
     open: async (page) => {
+      // The first row's Reverse (its id is the row's), then the dialog once its fade-in is over.
       await page.locator('[data-testid^="history-reverse-"]').first().click();
-      await page.locator(tid('reverse-modal')).waitFor({ state: 'visible' });
+      await openState(page, [], 'reverse-modal');
     },
   },
   { path: '/settings', screen: 'screen-settings', name: 'admin-settings', title: 'Settings' },

@@ -162,6 +162,21 @@ it('to a typed account number: "They receive"; a changed amount drops the quote'
   expect(screen.queryByTestId('exchange-quote-card')).toBeNull();
 });
 
+it('a quote that arrives after the figures changed is not shown', async () => {
+  // The quote's answer waits until the test lets it go.
+  let release: () => void = () => undefined;
+  server({ 'POST /api/user/fx-quotes': (body) => new Promise<Response>((r) => (release = () => r(jsonResponse(201, quoteFor(body as { amount: number; to_account_id: string }))))) });
+  renderScreen(ExchangeScreen);
+  await waitFor(() => expect(optionLabels('exchange-from')).toHaveLength(3));
+  chooseOption('exchange-from', '100200300 · Checking ($1,250.50)');
+  chooseOption('exchange-to', '100200399 · Euro Savings (EUR)');
+  fireEvent.changeText(screen.getByTestId('exchange-amount'), '100');
+  fireEvent.press(screen.getByTestId('exchange-quote'));
+  fireEvent.changeText(screen.getByTestId('exchange-amount'), '200');
+  await act(async () => release());
+  expect(screen.queryByTestId('exchange-quote-card')).toBeNull();
+});
+
 it('refuses an empty form before asking the server', async () => {
   const { calls } = server();
   renderScreen(ExchangeScreen);

@@ -70,6 +70,8 @@ export function useExchangeForm() {
   const [uncertain, setUncertain] = useState(false);
   const idem = useRef<{ quoteId: number; key: string } | null>(null);
   const inFlight = useRef(false);
+  /** Counts the changes of the figures: a quote that arrives after one is for figures no longer on screen. */
+  const figures = useRef(0);
   const secondsLeft = useCountdown(held?.deadline ?? null);
 
   const own: Account[] = useMemo(() => (Array.isArray(accounts.data) ? accounts.data : []), [accounts.data]);
@@ -97,7 +99,10 @@ export function useExchangeForm() {
       }
       return next;
     });
-    if (key !== 'note') dropQuote();
+    if (key !== 'note') {
+      figures.current += 1;
+      dropQuote();
+    }
   };
 
   const getQuote = () => {
@@ -108,11 +113,14 @@ export function useExchangeForm() {
       return;
     }
     dropQuote();
+    const asked = figures.current;
     const sentAt = Date.now();
     quoteCall.mutate(
       { from_account_id: form.from, to_account_id: toNumber, amount: Number(amountForApi(form.amount)) },
       {
-        onSuccess: (quote) => setHeld({ quote, deadline: quoteDeadline(quote.expires_at, sentAt, Date.now()) }),
+        onSuccess: (quote) => {
+          if (asked === figures.current) setHeld({ quote, deadline: quoteDeadline(quote.expires_at, sentAt, Date.now()) });
+        },
         onError: (err) => toast.error(errorMessage(err, t('Failed to get a quote'))),
       },
     );
