@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { newCustomer, openAccount, unique } from './lib/api.mjs';
+import { newCustomer, openAccount, openTypedAccount, signInApi, unique } from './lib/api.mjs';
 import { byTestId, openBrowser } from './lib/browser.mjs';
 import { ROOT, startServer } from './lib/server.mjs';
 import { selectContaining } from './screens/walk.mjs';
@@ -704,5 +704,154 @@ describe('Meridian web app against bin/meridian', () => {
       assert.equal(overflow, false);
       assert.ok(path(page).startsWith('/'));
     }, { viewport: { width: 390, height: 844 } });
+  });
+});
+
+// Issue 21, "A bank's books": exchange, corrections, four eyes, interest (contract §8).
+describe("a bank's books", () => {
+  /** A balance of one of a customer's accounts, as the API says. */
+  const balanceOf = async (customer, number) => (await customer.client.get('/user/accounts')).find((a) => a.account_number === number).balance;
+
+  test('an admin sets EUR/USD on Rates; a customer exchanges USD into EUR with the quote on screen, then confirmed', async () => {
+    const c = await newCustomer(server.baseURL, 'Xena Exchange');
+    const usd = await openAccount(c, 100);
+    const eur = await openTypedAccount(c, { currency: 'EUR', balance: 0 });
+
+    await scenario('rates', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, ADMIN);
+      await page.locator(byTestId('nav-rates')).click();
+      await waitForPath(page, '/rates');
+      assert.equal(await pageTitle(page), 'Rates');
+      await page.locator(byTestId('interest-rates-table')).getByText('Savings').first().waitFor();
+      await selectContaining(page, 'fx-rate-base', 'EUR');
+      await selectContaining(page, 'fx-rate-quote', 'USD');
+      await page.locator(byTestId('fx-rate-value')).fill('1.0842');
+      await page.locator(byTestId('fx-rate-submit')).click();
+      await expectToast(page, 'Rate set: 1 EUR = 1.0842 USD');
+      await page.locator(byTestId('fx-rates-table')).getByText('1 EUR = 1.0842 USD').waitFor();
+    });
+
+    await scenario('exchange', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, c);
+      await page.locator(byTestId('nav-exchange')).click();
+      await waitForPath(page, '/exchange');
+      assert.equal(await pageTitle(page), 'Currency Exchange');
+      await selectContaining(page, 'exchange-from', usd.account_number);
+      await selectContaining(page, 'exchange-to', eur.account_number);
+      await page.locator(byTestId('exchange-amount')).fill('50');
+      await page.locator(byTestId('exchange-quote')).click();
+      await page.locator(byTestId('exchange-quote-card')).waitFor();
+      // The inverse of EUR/USD, derived by the server.
+      assert.match((await page.locator(byTestId('exchange-rate')).textContent()) ?? '', /^1 USD = 0\.92\d* EUR$/);
+      assert.equal(await page.locator(byTestId('exchange-send')).textContent(), '$50.00');
+      const received = (await page.locator(byTestId('exchange-receive')).textContent()) ?? '';
+      assert.match(received, /^€4\d\.\d\d$/);
+      assert.match((await page.locator(byTestId('exchange-countdown')).textContent()) ?? '', /^This rate is held for \d+ more seconds?\.$/);
+      await page.locator(byTestId('exchange-confirm')).click();
+      await expectToast(page, 'Exchange successful!');
+      await page.locator(byTestId('exchange-quote-card')).waitFor({ state: 'detached' });
+      assert.equal(await balanceOf(c, usd.account_number), 50);
+      assert.equal(await balanceOf(c, eur.account_number), Number(received.slice(1)));
+    });
+  });
+
+  test('an admin reverses a transfer with a reason; the row then says Reversed', async () => {
+    const a = await newCustomer(server.baseURL, 'Rita Reverse');
+    const from = await openAccount(a, 100);
+    const b = await newCustomer(server.baseURL, 'Otto Other');
+    const to = await openAccount(b, 0);
+    await a.client.post('/user/money-transfer', { account_id: from.account_number, to_account_id: to.account_number, amount: 30, description: 'e2e to reverse' });
+    const admin = await signInApi(server.baseURL, ADMIN);
+    const { data } = await admin.client.get(`/admin/transactions/history?account_id=${from.account_number}`);
+    const row = data.find((t) => t.description === 'e2e to reverse' && t.transaction_type === 'DEBIT');
+    assert.ok(row, 'the transfer is in the admin history');
+
+    await scenario('reverse', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, ADMIN);
+      await page.locator(byTestId('screen-admin-dashboard')).waitFor();
+      await page.goto(`${server.baseURL}/transaction-history?account_id=${from.account_number}`);
+      await page.locator(byTestId(`history-reverse-${row.id}`)).click();
+      await page.locator(byTestId('reverse-modal')).waitFor();
+      // No reason: refused before anything is sent.
+      await page.locator(byTestId('reverse-submit')).click();
+      await page.locator(byTestId('reverse-modal')).getByText('A reason is required.').waitFor();
+      await page.locator(byTestId('reverse-reason')).fill('Sent to the wrong account');
+      await page.locator(byTestId('reverse-submit')).click();
+      await expectToast(page, 'Transaction reversed');
+      await page.locator(byTestId(`history-reversed-${row.id}`)).waitFor();
+      assert.equal(await page.locator(byTestId(`history-reverse-${row.id}`)).count(), 0);
+    });
+    assert.equal(await balanceOf(a, from.account_number), 100);
+    assert.equal(await balanceOf(b, to.account_number), 0);
+  });
+
+  test('four eyes: a deposit of 10,000 by one admin waits; a second admin (made with the CLI) approves it', async () => {
+    const c = await newCustomer(server.baseURL, 'Fiona Foureyes');
+    const account = await openAccount(c, 0);
+    const second = { email: `${unique('admin2')}@example.test`, password: 'second-admin-12345' };
+    await server.cli(['user', 'create', '--name', 'Second Admin', '--email', second.email, '--phone', '+1 555 0102', '--password', second.password, '--role', 'Admin']);
+    const maker = await signInApi(server.baseURL, ADMIN);
+
+    let approvalId;
+    await scenario('four eyes: asked', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, ADMIN);
+      await page.locator(byTestId('screen-admin-dashboard')).waitFor();
+      await page.goto(`${server.baseURL}/users`);
+      await page.locator(byTestId(`user-funds-${c.user.id}`)).click();
+      await page.locator(byTestId(`user-deposit-${c.user.id}`)).click();
+      await page.locator(byTestId('funds-account')).waitFor();
+      await page.locator(byTestId('funds-amount')).fill('10000');
+      await page.locator(byTestId('funds-submit')).click();
+      await expectToast(page, "Waiting for a second administrator's approval");
+      assert.equal(await balanceOf(c, account.account_number), 0);
+      const pending = await maker.client.get('/admin/approvals?status=pending');
+      const mine = pending.find((p) => p.summary.includes(account.account_number));
+      assert.ok(mine, `an approval names ${account.account_number}: ${JSON.stringify(pending)}`);
+      approvalId = mine.id;
+      // The one who asked cannot decide it.
+      await page.locator(byTestId('nav-approvals')).click();
+      await waitForPath(page, '/approvals');
+      await page.locator(byTestId(`approval-mine-${approvalId}`)).waitFor();
+      assert.equal(await page.locator(byTestId(`approval-approve-${approvalId}`)).count(), 0);
+    });
+
+    await scenario('four eyes: approved', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, second);
+      await page.locator(byTestId('shell')).waitFor();
+      await page.locator(byTestId('nav-approvals-count')).waitFor();
+      await page.locator(byTestId('nav-approvals')).click();
+      await waitForPath(page, '/approvals');
+      await page.locator(byTestId('approvals-table')).getByText(account.account_number, { exact: false }).first().waitFor();
+      await page.locator(byTestId(`approval-approve-${approvalId}`)).click();
+      await expectToast(page, 'Approved successfully');
+      await page.locator(byTestId(`approval-approve-${approvalId}`)).waitFor({ state: 'detached' });
+    });
+    assert.equal(await balanceOf(c, account.account_number), 10000);
+  });
+
+  test('interest accrued on a Savings account is shown (meridian interest run on the data dir)', async () => {
+    const c = await newCustomer(server.baseURL, 'Ivy Interest');
+    const savings = await openTypedAccount(c, { currency: 'USD', typeName: 'Savings', balance: 1000 });
+    // Every day up to the day after tomorrow (UTC): the day it opened included.
+    const through = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+    await server.cli(['interest', 'run', '--through', through]);
+
+    await scenario('interest', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, c);
+      await page.locator(byTestId('shell')).waitFor();
+      await page.goto(`${server.baseURL}/account-registration`);
+      const cell = page.locator(byTestId(`account-interest-${savings.account_number}`));
+      await cell.waitFor();
+      const text = (await cell.textContent()) ?? '';
+      const m = text.match(/^2\.00 % a year · accrued \$(\d+\.\d{4,6})/);
+      assert.ok(m, `the interest line: ${text}`);
+      assert.ok(Number(m[1]) > 0, `accrued is more than 0: ${text}`);
+    });
   });
 });

@@ -57,6 +57,7 @@ const CUSTOMER_ROUTES = [
   },
   { path: '/transaction-history?account_id=100200300', screen: 'screen-transaction-history', name: 'statement-form', title: 'Transaction History', open: (page) => openState(page, ['statement-open'], 'statement-modal') },
   { path: '/notifications', screen: 'screen-notifications', name: 'customer-notifications', title: 'Notifications' },
+  { path: '/exchange', screen: 'screen-exchange', name: 'exchange', title: 'Currency Exchange' },
   { path: '/settings', screen: 'screen-settings', name: 'customer-settings', title: 'Settings' },
   { path: '/security', screen: 'screen-security', name: 'customer-security', title: 'Security' },
 ];
@@ -67,6 +68,19 @@ const ADMIN_ROUTES = [
   { path: '/Assign', screen: 'screen-assign', name: 'assign', title: 'Role Assignment' },
   { path: '/logs', screen: 'screen-logs', name: 'logs', title: 'System Logs' },
   { path: '/notifications', screen: 'screen-notifications', name: 'admin-notifications', title: 'Notifications' },
+  { path: '/approvals', screen: 'screen-approvals', name: 'approvals', title: 'Approvals' },
+  { path: '/rates', screen: 'screen-rates', name: 'rates', title: 'Rates' },
+  {
+    path: '/transaction-history',
+    screen: 'screen-transaction-history',
+    name: 'admin-reverse',
+    title: 'Transaction History',
+    open: async (page) => {
+      // The first row's Reverse (its id is the row's), then the dialog once its fade-in is over.
+      await page.locator('[data-testid^="history-reverse-"]').first().click();
+      await openState(page, [], 'reverse-modal');
+    },
+  },
   { path: '/settings', screen: 'screen-settings', name: 'admin-settings', title: 'Settings' },
   { path: '/security', screen: 'screen-security', name: 'admin-security', title: 'Security' },
 ];

@@ -3,7 +3,7 @@ import { chooseOption, fireEvent, screen, waitFor } from './rtl';
 import TransferFundsScreen from '../screens/TransferFundsScreen';
 import UsersScreen from '../screens/UsersScreen';
 import type { AdminUserRow, DailyLimit } from '../services/api/types';
-import { accounts, adminUser, customer, renderElement, renderScreen, transactions } from './screenHarness';
+import { accounts, adminUser, approval, customer, renderElement, renderScreen, transactions } from './screenHarness';
 import { signedInAs } from './screenHarness';
 import { jsonResponse, mockFetch } from './testUtils';
 
@@ -124,6 +124,20 @@ describe("an admin sets a customer's daily limit", () => {
     fireEvent.press(screen.getByTestId('user-limit-submit'));
     expect(await screen.findByText('Daily limit of Alice Smith back to the default')).toBeTruthy();
     expect(calls.find((c) => c.method === 'PUT')?.body).toEqual({ daily_transfer_limit: null });
+  });
+
+  it("a raise answers 202 {approval}: it waits for a second administrator", async () => {
+    server({
+      'PUT /api/admin/users/2/limits': () =>
+        jsonResponse(202, { approval: approval(9, { kind: 'limit_raise', summary: 'Raise the daily limit of alice@meridian.test to $50,000.00', requested_by: 'admin@meridian.test', requested_by_id: 1 }) }),
+    });
+    renderElement(<UsersScreen />);
+    fireEvent.press(await screen.findByTestId('user-limit-2'));
+    fireEvent.changeText(await screen.findByTestId('user-limit-amount'), '50000');
+    fireEvent.press(screen.getByTestId('user-limit-submit'));
+    expect(await screen.findByText("Waiting for a second administrator's approval")).toBeTruthy();
+    expect(screen.queryByText('Daily limit of Alice Smith set')).toBeNull();
+    await waitFor(() => expect(screen.queryByTestId('user-limit-modal')).toBeNull());
   });
 
   it("a refusal shows the server's sentence and keeps the form", async () => {

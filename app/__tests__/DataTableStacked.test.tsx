@@ -32,3 +32,10 @@ it('stackedRole="table" keeps the table role when stacked', () => {
   narrow('t');
   expect(roleOf(screen.getByTestId('t'))).toBe('table');
 });
+
+it('an empty stacked list has no list role (a list holds list items only: axe aria-required-children)', () => {
+  renderElement(<DataTable testID="t" columns={columns} data={[]} keyExtractor={(r: { id: number }) => String(r.id)} emptyText="Nothing here" />, { notifications: false });
+  narrow('t');
+  expect(roleOf(screen.getByTestId('t'))).toBeUndefined();
+  expect(screen.getByText('Nothing here')).toBeTruthy();
+});

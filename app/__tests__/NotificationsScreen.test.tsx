@@ -111,8 +111,11 @@ it("the error state shows the stored error text (the server's message, else 'Fai
   expect(screen.queryByText('No notifications found')).toBeNull();
 });
 
-it('Settings shows only its heading', () => {
+// The spec's Settings is only its heading; contract §8 adds a customer's home currency
+// (an admin's Settings is still only its heading: HomeCurrency.test.tsx).
+it("Settings shows its heading and the customer's home currency", async () => {
+  mockFetch({ 'GET /api/user/preferences': () => jsonResponse(200, { home_currency: 'USD' }) });
   renderElement(<SettingsScreen />);
   expect(screen.getByRole('heading', { name: 'Settings' })).toBeTruthy();
-  expect(screen.getByTestId('screen-settings')).toHaveTextContent('Settings', { exact: true });
+  expect(await screen.findByTestId('settings-home-currency')).toBeTruthy();
 });

@@ -8,12 +8,17 @@ import { act, fireEvent, screen } from './rtl';
 
 import es from '../i18n/es.json';
 import { setLanguage } from '../i18n';
+import ApprovalsScreen from '../screens/ApprovalsScreen';
 import AuthScreen from '../screens/AuthScreen';
+import ExchangeScreen from '../screens/ExchangeScreen';
+import RatesScreen from '../screens/RatesScreen';
+import SettingsScreen from '../screens/SettingsScreen';
 import UserDashboardScreen from '../screens/UserDashboardScreen';
 import TransferFundsScreen from '../screens/TransferFundsScreen';
 import { sessionStore } from '../state/session';
 import { toast } from '../state/toast';
-import { accounts, customer, renderScreen, requests, transactions } from './screenHarness';
+import { accounts, adminUser, approval, customer, renderScreen, requests, transactions } from './screenHarness';
+import { chooseOption, optionLabels, waitFor } from './rtl';
 import { jsonResponse, mockFetch } from './testUtils';
 
 const realFetch = global.fetch;
@@ -74,5 +79,52 @@ it('the dashboard and Transfer Funds are all Spanish, amounts written for es-ES'
   expect(screen.getAllByText(/12,50\s€|12,50\sUS\$/).length).toBeGreaterThan(0);
   fireEvent.press(screen.getByTestId('transfer-open'));
   expect((await screen.findAllByText(/Número de cuenta del destinatario/)).length).toBeGreaterThan(0);
+  expect(englishLeft()).toEqual([]);
+});
+
+it('Currency Exchange (with a quote) and Settings are all Spanish', async () => {
+  await sessionStore.signIn('tok', customer);
+  const euro = { ...accounts[0], id: 13, account_number: '100200399', type_name: 'Euro Savings', balance: 80, currency: 'EUR' };
+  mockFetch({
+    'GET /api/user/accounts': () => jsonResponse(200, [...accounts, euro]),
+    'GET /api/user/preferences': () => jsonResponse(200, { home_currency: 'EUR' }),
+    'POST /api/user/fx-quotes': () =>
+      jsonResponse(201, { id: 701, from_currency: 'USD', to_currency: 'EUR', rate: 0.92, amount: 100, converted_amount: 91.54, expires_at: new Date(Date.now() + 30_000).toISOString() }),
+  });
+  const exchange = renderScreen(ExchangeScreen);
+  await waitFor(() => expect(optionLabels('exchange-from')).toHaveLength(3));
+  // (Intl writes es-ES amounts with no-break spaces; the queries collapse them.)
+  chooseOption('exchange-from', optionLabels('exchange-from')[0].replace(/\s+/g, ' '));
+  chooseOption('exchange-to', optionLabels('exchange-to')[0].replace(/\s+/g, ' '));
+  fireEvent.changeText(screen.getByTestId('exchange-amount'), '100');
+  fireEvent.press(screen.getByTestId('exchange-quote'));
+  expect(await screen.findByTestId('exchange-quote-card')).toBeTruthy();
+  expect(screen.getByTestId('exchange-countdown')).toHaveTextContent(/^Este tipo se mantiene \d+ segundos más\.$/);
+  expect(screen.getByTestId('exchange-rate')).toHaveTextContent('1 USD = 0,92 EUR');
+  expect(englishLeft()).toEqual([]);
+  exchange.unmount();
+
+  renderScreen(SettingsScreen);
+  expect((await screen.findAllByText('Moneda principal')).length).toBeGreaterThan(0);
+  expect(englishLeft()).toEqual([]);
+});
+
+it('Approvals and Rates are all Spanish', async () => {
+  await sessionStore.signIn('tok-admin', adminUser);
+  mockFetch({
+    'GET /api/admin/approvals': () =>
+      jsonResponse(200, [approval(1), approval(2, { kind: 'limit_raise', summary: 'Raise', requested_by: adminUser.email, requested_by_id: adminUser.id })]),
+    'GET /api/fx-rates': () => jsonResponse(200, [{ base: 'EUR', quote: 'USD', rate: 1.0842, updated_at: '2026-06-01T09:00:00Z' }]),
+    'GET /api/admin/account-types': () => jsonResponse(200, [{ id: 2, type_name: 'Savings', currency: 'USD', interest_rate: 2 }]),
+  });
+  const approvals = renderScreen(ApprovalsScreen);
+  expect(await screen.findByText('Aprobar')).toBeTruthy();
+  expect(screen.getByText('La pediste tú; debe decidirla otro administrador.')).toBeTruthy();
+  expect(englishLeft()).toEqual([]);
+  approvals.unmount();
+
+  renderScreen(RatesScreen);
+  expect(await screen.findByText('1 EUR = 1,0842 USD')).toBeTruthy();
+  expect(await screen.findByText('2,00 % anual')).toBeTruthy();
   expect(englishLeft()).toEqual([]);
 });

@@ -2,7 +2,7 @@ import { chooseOption, fireEvent, optionLabels, screen, waitFor } from './rtl';
 
 import UsersScreen from '../screens/UsersScreen';
 import type { Account, AdminUserRow } from '../services/api/types';
-import { accounts, adminUser, renderElement, signedInAs } from './screenHarness';
+import { accounts, adminUser, approval, renderElement, signedInAs } from './screenHarness';
 import { jsonResponse, mockFetch } from './testUtils';
 
 const rows: AdminUserRow[] = [
@@ -128,4 +128,20 @@ it('a customer without accounts: said so', async () => {
   renderElement(<UsersScreen />);
   await openFunds(3, 'deposit', { accountsShown: false });
   expect(await screen.findByTestId('funds-no-accounts')).toHaveTextContent('This customer has no open accounts.');
+});
+
+it("at or over the threshold the server answers 202 {approval}: 'Waiting for a second administrator's approval', not a success", async () => {
+  const { calls } = server({
+    'POST /api/admin/accounts/100200300/deposit': () =>
+      jsonResponse(202, { approval: approval(8, { summary: 'Deposit $25,000.00 into 100200300', requested_by: 'admin@meridian.test', requested_by_id: 1 }) }),
+    'GET /api/admin/approvals': () => jsonResponse(200, []),
+  });
+  renderElement(<UsersScreen />);
+  await openFunds(2, 'deposit');
+  fireEvent.changeText(screen.getByTestId('funds-amount'), '25000');
+  fireEvent.press(screen.getByTestId('funds-submit'));
+  expect(await screen.findByText("Waiting for a second administrator's approval")).toBeTruthy();
+  expect(screen.queryByText(/^Deposited /)).toBeNull();
+  await waitFor(() => expect(screen.queryByTestId('funds-modal')).toBeNull());
+  expect(calls.find((c) => c.method === 'POST')?.body).toEqual({ amount: '25000' });
 });

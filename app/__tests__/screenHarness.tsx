@@ -4,7 +4,7 @@ import { act } from './rtl';
 import type { ComponentType, ReactElement } from 'react';
 import { Text } from 'react-native';
 
-import type { Account, MoneyRequest, Transaction, User } from '../services/api/types';
+import type { Account, Approval, MoneyRequest, Transaction, User } from '../services/api/types';
 import { sessionStore } from '../state/session';
 import { toast } from '../state/toast';
 import { makeQueryClient, renderWithProviders } from './testUtils';
@@ -135,6 +135,25 @@ export const requests: MoneyRequest[] = [
     direction: 'incoming',
   },
 ];
+
+/** An approval (four eyes) as the server lists it: pending, asked by another administrator (id 9). */
+export function approval(id: number, over: Partial<Approval> = {}): Approval {
+  return {
+    id,
+    kind: 'deposit',
+    summary: `Deposit $${id}0,000.00 into 100200300`,
+    requested_by: 'other@meridian.test',
+    requested_by_id: 9,
+    requested_at: '2026-06-01T10:00:00Z',
+    expires_at: '2026-06-02T10:00:00Z',
+    status: 'pending',
+    decided_by: null,
+    decided_by_id: null,
+    decided_at: null,
+    reason: null,
+    ...over,
+  };
+}
 
 /**
  * Signs `user` in before each test of the file; after each, restores the

@@ -59,8 +59,8 @@ describe('sidebar rules', () => {
   it('groups links per role and hides empty groups', () => {
     const labels = (role: 'User' | 'Admin' | null) =>
       visibleSidebarGroups(role).map((g) => `${g.title}: ${g.links.map((l) => l.label).join(', ')}`);
-    expect(labels('User')).toEqual(['Dashboard: Dashboard', 'Customers: Open New Account, Send Money, Request Money']);
-    expect(labels('Admin')).toEqual(['Dashboard: Dashboard', 'Admin: Users, Role Assign, Audit Logs']);
+    expect(labels('User')).toEqual(['Dashboard: Dashboard', 'Customers: Open New Account, Send Money, Request Money, Exchange']);
+    expect(labels('Admin')).toEqual(['Dashboard: Dashboard', 'Admin: Users, Role Assign, Audit Logs, Approvals, Rates']);
     expect(labels(null)).toEqual(['Dashboard: Dashboard']);
     expect(visibleSidebarGroups('User', [{ title: 'Empty', links: [] }])).toEqual([]);
   });

@@ -7,7 +7,7 @@ import { Toaster } from '../components/Toaster';
 import { NotificationsProvider } from '../state/NotificationsProvider';
 import { ThemeProvider } from '../theme';
 import { memoryStorage } from './memoryStorage';
-import { unknownBodyField } from './requestBodies';
+import { isDocumented, unknownBodyField } from './requestBodies';
 
 const metrics = {
   frame: { x: 0, y: 0, width: 390, height: 844 },
@@ -55,7 +55,8 @@ type Handler = (body: unknown, url: string) => Response | Promise<Response>;
  * A fetch stand-in answering by "METHOD /path" (query string ignored); a
  * handler may return a promise (a never-settling one keeps a screen loading).
  * Records every call. A body with a field its operation does not define
- * answers 400 unknown_field, as the server does (requestBodies.ts).
+ * answers 400 unknown_field, as the server does (requestBodies.ts); a call
+ * to an /api path and method server/openapi.json does not have answers 404.
  */
 export function mockFetch(routes: Record<string, Handler>) {
   const calls: Array<{ method: string; path: string; url: string; body: unknown; headers: Record<string, string> }> = [];
@@ -67,6 +68,8 @@ export function mockFetch(routes: Record<string, Handler>) {
     const unknown = unknownBodyField(method, path, body);
     if (unknown) return jsonResponse(400, { error: `${unknown} is not a field of this request`, code: 'unknown_field' });
     const handler = routes[`${method} ${path}`];
+    // A call the API does not have would answer 404 from the server too: the app must not make it, nor a test answer it.
+    if (path.startsWith('/api/') && !isDocumented(method, path)) return jsonResponse(404, { error: `${method} ${path} is not in server/openapi.json`, code: 'not_found' });
     if (!handler) return jsonResponse(404, { error: `no mock for ${method} ${path}` });
     return handler(body, url);
   });

@@ -32,10 +32,11 @@ export function Badge({ label, tone = 'neutral', style, testID, accessibilityLab
   );
 }
 
-/** Money request status colours (spec §4): accepted green, rejected red, expired grey, pending yellow. */
+/** Status colours (spec §4 for money requests; approvals alike): accepted (approved) green, rejected red, expired grey, pending yellow. */
 export function statusTone(status: string | null | undefined): BadgeTone {
   switch ((status ?? '').toUpperCase()) {
     case 'ACCEPTED':
+    case 'APPROVED':
       return 'success';
     case 'REJECTED':
       return 'danger';

@@ -158,7 +158,8 @@ export function DataTable<T>({
   const table = (
     <View
       testID={testID}
-      role={narrow && stackedRole === 'list' ? 'list' : 'table'}
+      // An empty stacked list (loading, failed, nothing to show) is no list: a list holds list items only.
+      role={narrow && stackedRole === 'list' ? (data?.length && !loading && !error ? 'list' : undefined) : 'table'}
       onLayout={onLayout}
       style={[styles.table, { borderColor: colors.border }, scrollsItself && styles.fill]}
     >

@@ -10,6 +10,7 @@ import { t } from '../i18n';
 const STATUS_LABELS: Record<string, () => string> = {
   PENDING: () => t('Pending'),
   ACCEPTED: () => t('Accepted'),
+  APPROVED: () => t('Approved'),
   REJECTED: () => t('Rejected'),
   EXPIRED: () => t('Expired'),
   DEBIT: () => t('Debit'),

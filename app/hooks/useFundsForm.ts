@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 
 import { useAccounts } from '../services/api/accounts';
+import { isPendingApproval } from '../services/api/approvals';
 import { ApiError, errorMessage } from '../services/api/client';
 import { useAccountFunds, type FundsKind } from '../services/api/funds';
 import type { Account } from '../services/api/types';
@@ -8,6 +9,7 @@ import { toast } from '../state/toast';
 import { formatMoney } from '../utils/format';
 import { amountForApi, validateFundsForm, type FundsFormErrors } from '../utils/validation';
 import { t } from '../i18n';
+import { texts } from '../i18n/texts';
 
 export interface FundsFormErrorsWithForm extends FundsFormErrors {
   account?: string;
@@ -53,11 +55,15 @@ export function useFundsForm(kind: FundsKind, userId: number | null, onDone: () 
     move.mutate(
       { kind, accountNumber: chosen.account_number, payload: { amount: typed, description: description.trim() || undefined } },
       {
-        onSuccess: () => {
-          const sum = formatMoney(typed, chosen.currency);
-          toast.success(kind === 'deposit' ? t('Deposited {{amount}} into {{number}}', { amount: sum, number: chosen.account_number }) : t('Withdrew {{amount}} from {{number}}', { amount: sum, number: chosen.account_number }));
+        onSuccess: (answer) => {
           reset();
           onDone();
+          if (isPendingApproval(answer)) {
+            toast(texts.awaitingApproval());
+            return;
+          }
+          const sum = formatMoney(typed, chosen.currency);
+          toast.success(kind === 'deposit' ? t('Deposited {{amount}} into {{number}}', { amount: sum, number: chosen.account_number }) : t('Withdrew {{amount}} from {{number}}', { amount: sum, number: chosen.account_number }));
         },
         onError: (err) => {
           const fields = err instanceof ApiError ? err.fields : undefined;

@@ -29,6 +29,9 @@ const screens: Record<AppRouteName, ReturnType<typeof lazyScreen>> = {
   Logs: lazyScreen(() => import('../screens/LogsScreen')),
   Settings: lazyScreen(() => import('../screens/SettingsScreen')),
   Security: lazyScreen(() => import('../screens/SecurityScreen')),
+  Exchange: lazyScreen(() => import('../screens/ExchangeScreen')),
+  Rates: lazyScreen(() => import('../screens/RatesScreen')),
+  Approvals: lazyScreen(() => import('../screens/ApprovalsScreen')),
 };
 // Pages that are one long list ("Load more"): virtualized on Android/iOS, they scroll themselves.
 const LIST_SCREENS: ReadonlySet<AppRouteName> = new Set<AppRouteName>(['TransactionHistory', 'Logs']);

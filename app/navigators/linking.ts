@@ -7,7 +7,8 @@ import { APP_PATHS, AUTH_PATH, type RootParamList } from './routes';
  * The single linking table: the web's URLs are exactly the spec's
  * (/auth, /, /account-registration, /transfer-funds, /money-request,
  * /transaction-history?account_id=, /notifications, /users, /Assign, /logs,
- * /settings, and /security beyond the spec); anything else is the not-found screen.
+ * /settings, and beyond the spec /security, /exchange, /rates and /approvals);
+ * anything else is the not-found screen.
  */
 export const linking: LinkingOptions<RootParamList> = {
   prefixes: appPrefixes(),

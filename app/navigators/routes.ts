@@ -16,6 +16,9 @@ export type AppParamList = {
   Logs: undefined;
   Settings: undefined;
   Security: undefined;
+  Exchange: undefined;
+  Rates: undefined;
+  Approvals: undefined;
 };
 
 export type AppRouteName = keyof AppParamList;
@@ -57,15 +60,18 @@ export const APP_PATHS: Record<AppRouteName, string> = {
   Logs: 'logs',
   Settings: 'settings',
   Security: 'security',
+  Exchange: 'exchange',
+  Rates: 'rates',
+  Approvals: 'approvals',
 };
 
 export const AUTH_PATH = 'auth';
 
 /** Pages only an Admin may open; others get 'Unauthorized access' and go to /. */
-export const ADMIN_ONLY: ReadonlySet<AppRouteName> = new Set<AppRouteName>(['Users', 'Assign']);
+export const ADMIN_ONLY: ReadonlySet<AppRouteName> = new Set<AppRouteName>(['Users', 'Assign', 'Rates', 'Approvals']);
 
 /** Customer pages (the sidebar's Customers group): an Admin gets 'Unauthorized access' and goes to /. */
-export const CUSTOMER_ONLY: ReadonlySet<AppRouteName> = new Set<AppRouteName>(['AccountRegistration', 'TransferFunds', 'MoneyRequest']);
+export const CUSTOMER_ONLY: ReadonlySet<AppRouteName> = new Set<AppRouteName>(['AccountRegistration', 'TransferFunds', 'MoneyRequest', 'Exchange']);
 
 /** Whether a role may open a page (the shell's guard; the sidebar shows the same links). */
 export function roleMayOpen(route: AppRouteName, role: Role): boolean {
@@ -87,6 +93,9 @@ export const ROUTE_TITLES: Record<AppRouteName, string> = {
   Logs: 'System Logs',
   Settings: 'Settings',
   Security: 'Security',
+  Exchange: 'Currency Exchange',
+  Rates: 'Rates',
+  Approvals: 'Approvals',
 };
 
 /** A page's title in the user's language. */

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { StyleSheet, View } from 'react-native';
 
 import { Button, DataTable, IconButton, FormModal, Screen, Select, TextField, type Column } from '../components';
+import { AccountInterest } from '../components/AccountInterest';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { useErrorToast } from '../hooks/useErrorToast';
 import type { RootParamList } from '../navigators/routes';
@@ -37,7 +38,7 @@ export default function AccountRegistrationScreen() {
   const funding = useCustomerFunding();
 
   useErrorToast(accounts.error, accounts.errorUpdatedAt, texts.accountsFailed());
-  useErrorToast(types.error, types.errorUpdatedAt, t('Failed to fetch account types'));
+  useErrorToast(types.error, types.errorUpdatedAt, texts.accountTypesFailed());
 
   const [open, setOpen] = useState(false);
   const [editing, setEditing] = useState<Account | null>(null);
@@ -126,6 +127,13 @@ export default function AccountRegistrationScreen() {
     { key: 'type', title: t('Type'), render: (a) => a.type_name },
     { key: 'balance', title: t('Balance'), render: (a) => formatMoney(a.balance, a.currency) },
     { key: 'currency', title: t('Currency'), flex: 0.7, render: (a) => a.currency },
+    {
+      key: 'interest',
+      title: t('Interest'),
+      flex: 1.4,
+      minWidth: 168,
+      render: (a) => <AccountInterest account={a} typeRate={types.data?.find((k) => k.id === a.account_type_id)?.interest_rate} />,
+    },
     { key: 'created', title: t('Created'), render: (a) => datePart(a.created_at) },
     {
       key: 'actions',

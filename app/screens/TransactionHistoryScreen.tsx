@@ -3,15 +3,17 @@ import { useRoute } from '@react-navigation/native';
 import { useState } from 'react';
 import { StyleSheet, View } from 'react-native';
 
-import { Button, DataTable, Screen, Select, Text } from '../components';
+import { Badge, Button, DataTable, Screen, Select, Text } from '../components';
+import { ReverseDialog } from '../components/admin/ReverseDialog';
 import { StatementModal } from '../components/statements/StatementModal';
 import { useErrorToast } from '../hooks/useErrorToast';
 import type { AppParamList } from '../navigators/routes';
 import { useAccounts } from '../services/api/accounts';
 import { useTransactionHistoryPages } from '../services/api/transactions';
 import { isAdmin, useSession } from '../state/session';
-import type { TransactionType } from '../services/api/types';
+import type { Transaction, TransactionType } from '../services/api/types';
 import { spacing } from '../theme';
+import { BASE_CURRENCY, currencyOf } from '../utils/format';
 import { t } from '../i18n';
 import { transactionColumns } from '../components/transactionColumns';
 import { texts } from '../i18n/texts';
@@ -36,6 +38,9 @@ export default function TransactionHistoryScreen() {
   const [statementOpen, setStatementOpen] = useState(false);
   // Statements are a customer's (GET /api/user/statements); an admin reads the history only.
   const customer = useSession((s) => !!s.user && !isAdmin(s.user));
+  const admin = useSession((s) => isAdmin(s.user));
+  // Admin: the row being reversed (contract §8 "Corrections").
+  const [reversing, setReversing] = useState<Transaction | null>(null);
   const accounts = useAccounts(); // for each row's currency
   const history = useTransactionHistoryPages({
     account_id: accountId,
@@ -48,6 +53,30 @@ export default function TransactionHistoryScreen() {
   const rows = history.data?.pages.flatMap((p) => p?.data ?? []) ?? [];
 
   const columns = transactionColumns(accounts.data, ['date', 'description', 'type', 'amount', 'to']);
+  if (admin) {
+    columns.push({
+      key: 'reverse',
+      title: t('Correction'),
+      flex: 0.9,
+      minWidth: 112,
+      // A reversal is never reversed, and a transaction only once: a badge says which.
+      render: (tx) =>
+        tx.reversed_by != null ? (
+          <Badge label={t('Reversed')} tone="neutral" testID={`history-reversed-${tx.id}`} />
+        ) : tx.reverses != null || tx.kind === 'reversal' ? (
+          <Badge label={t('Reversal')} tone="info" testID={`history-reversal-${tx.id}`} />
+        ) : (
+          <Button
+            title={t('Reverse')}
+            variant="outline"
+            size="sm"
+            testID={`history-reverse-${tx.id}`}
+            accessibilityLabel={t('Reverse transaction {{id}}', { id: tx.id })}
+            onPress={() => setReversing(tx)}
+          />
+        ),
+    });
+  }
 
   return (
     <Screen
@@ -102,6 +131,13 @@ export default function TransactionHistoryScreen() {
           </>
         }
       />
+      {admin ? (
+        <ReverseDialog
+          tx={reversing}
+          currency={reversing ? currencyOf(accounts.data, reversing.account_id, reversing.to_account_id) : BASE_CURRENCY}
+          onClose={() => setReversing(null)}
+        />
+      ) : null}
       {customer ? <StatementModal visible={statementOpen} onClose={() => setStatementOpen(false)} account={accountId} /> : null}
     </Screen>
   );

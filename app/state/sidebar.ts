@@ -89,6 +89,7 @@ export const SIDEBAR_GROUPS = (): SidebarGroup[] =>
       { route: 'AccountRegistration', label: t('Open New Account'), icon: 'credit-card', testID: 'nav-account-registration' },
       { route: 'TransferFunds', label: t('Send Money'), icon: 'send', testID: 'nav-transfer-funds' },
       { route: 'MoneyRequest', label: t('Request Money'), icon: 'download', testID: 'nav-money-request' },
+      { route: 'Exchange', label: t('Exchange'), icon: 'repeat', testID: 'nav-exchange' },
     ],
   },
   {
@@ -98,6 +99,8 @@ export const SIDEBAR_GROUPS = (): SidebarGroup[] =>
       { route: 'Users', label: t('Users'), icon: 'users', testID: 'nav-users' },
       { route: 'Assign', label: t('Role Assign'), icon: 'user-check', testID: 'nav-assign' },
       { route: 'Logs', label: t('Audit Logs'), icon: 'file-text', testID: 'nav-logs' },
+      { route: 'Approvals', label: t('Approvals'), icon: 'check-square', testID: 'nav-approvals' },
+      { route: 'Rates', label: t('Rates'), icon: 'percent', testID: 'nav-rates' },
     ],
   },
 ];

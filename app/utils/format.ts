@@ -106,3 +106,31 @@ export function localDateTimeText(value: Date | string | null | undefined): stri
 export function thisMonth(now: Date = new Date()): { from: string; to: string } {
   return { from: localDateText(new Date(now.getFullYear(), now.getMonth(), 1)), to: localDateText(now) };
 }
+
+/** An exchange rate as typed by an admin: up to 8 decimals, at least 2 ('1.0842', '0.92'). */
+export function formatRate(value: number | string, tag: string = locale()): string {
+  const n = Number(value);
+  return new Intl.NumberFormat(tag, { minimumFractionDigits: 2, maximumFractionDigits: 8 }).format(Number.isFinite(n) ? n : 0);
+}
+
+/** An interest rate, percent a year: 2 to 4 decimals ('2.00', '2.125'). */
+export function formatInterestRate(value: number | string, tag: string = locale()): string {
+  const n = Number(value);
+  return new Intl.NumberFormat(tag, { minimumFractionDigits: 2, maximumFractionDigits: 4 }).format(Number.isFinite(n) ? n : 0);
+}
+
+/**
+ * Interest accrued and not paid yet: kept to the 1/10000 of a cent, so shown
+ * with 4 to 6 decimals ('$0.1235' would hide what the next days add):
+ * '$0.123456', '$1.2000'.
+ */
+export function formatAccrued(value: number | string | null | undefined, currency: string = BASE_CURRENCY, tag: string = locale()): string {
+  const n = Number(value ?? 0);
+  const safe = Number.isFinite(n) ? n : 0;
+  const code = (currency || BASE_CURRENCY).trim().toUpperCase();
+  try {
+    return new Intl.NumberFormat(tag, { style: 'currency', currency: code, minimumFractionDigits: 4, maximumFractionDigits: 6 }).format(safe);
+  } catch {
+    return `${formatNumber(safe, undefined, tag)} ${code}`;
+  }
+}

@@ -197,3 +197,48 @@ export function statementFormError(form: { account: string | null; from: string;
   if (from.getTime() > to.getTime()) return t('From must be on or before To.');
   return null;
 }
+
+// ----------------------------------------------------------------- a bank's books (contract §8)
+
+/** Exchange form: the first problem as a toast text, or null. */
+export function exchangeFormError(form: { from: string | null; amount: string; to: string }): string | null {
+  if (!form.amount.trim() || !form.from || !form.to.trim()) return t('Amount, From Account, and To Account are required.');
+  if (!isValidAmount(form.amount)) return t(INVALID_AMOUNT_MESSAGE);
+  return null;
+}
+
+/** A positive decimal with up to `places` decimals, a point or a comma ('1,0842'). */
+function isDecimalText(value: string, places: number): boolean {
+  return new RegExp(`^\\d+([.,]\\d{1,${places}})?$`).test(value.trim());
+}
+
+/** A typed rate as the API takes it: '1,0842' → '1.0842'. */
+export function decimalForApi(value: string): string {
+  return value.trim().replace(',', '.');
+}
+
+/** An exchange rate: positive, at most 8 decimals (contract §8). */
+export function fxRateError(rate: string): string | null {
+  if (!rate.trim()) return t('Rate is required.');
+  if (!isDecimalText(rate, 8) || Number(decimalForApi(rate)) <= 0) return t('Rate must be a positive number with at most 8 decimals.');
+  return null;
+}
+
+/** An account type's interest rate: percent a year, 0 to 100, at most 4 decimals. */
+export function interestRateError(rate: string): string | null {
+  if (!rate.trim()) return t('Interest rate is required.');
+  if (!isDecimalText(rate, 4) || Number(decimalForApi(rate)) > 100) return t('Interest rate must be between 0 and 100, with at most 4 decimals.');
+  return null;
+}
+
+/** A reversal's reason: the ledger rows say "Reversal of transaction N: <reason>" in 255 characters. */
+export const REVERSAL_REASON_MAX = 215;
+/** A rejection's reason. */
+export const REJECTION_REASON_MAX = 255;
+
+/** A reason (a reversal, a rejection): a non-empty sentence of at most `max` characters. */
+export function reasonError(reason: string, max: number): string | null {
+  if (!reason.trim()) return t('A reason is required.');
+  if (reason.trim().length > max) return t('A reason can be at most {{count}} characters.', { count: max });
+  return null;
+}

@@ -62,3 +62,17 @@ export async function openAccount(customer, balance = 100) {
   });
   return account;
 }
+
+/** Opens an account of the first type matching `currency` (and `typeName` when given) with an opening balance. */
+export async function openTypedAccount(customer, { currency, typeName, balance = 0 }) {
+  const types = await customer.client.get('/user/account-types');
+  const type = types.find((t) => t.currency === currency && (!typeName || t.type_name === typeName));
+  if (!type) throw new Error(`no account type ${typeName ?? ''} in ${currency}: ${JSON.stringify(types)}`);
+  return customer.client.post('/user/accounts', { account_number: accountNumber(), balance, account_type_id: type.id });
+}
+
+/** Signs someone in through the API: {token, user, client}. */
+export async function signInApi(baseURL, { email, password }) {
+  const { token, user } = await api(baseURL).post('/auth/login', { email, password });
+  return { token, user, client: api(baseURL, token) };
+}

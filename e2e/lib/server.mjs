@@ -1,6 +1,6 @@
 // Starts the real Meridian binary on a free loopback port with a fresh data dir
 // (embedded PostgreSQL), waits for /healthz then /readyz, and stops it afterwards.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -42,7 +42,9 @@ async function waitFor200(url, deadline, child, what) {
 /**
  * @param {{ bin?: string, timeoutMs?: number, env?: Record<string, string> }} [options] env: extra
  *   environment for serve, e.g. { MERIDIAN_SCHEDULER_INTERVAL: '1s' }
- * @returns {Promise<{ baseURL: string, port: number, dataDir: string, logs: () => string, stop: () => Promise<void> }>}
+ * @returns {Promise<{ baseURL: string, port: number, dataDir: string, logs: () => string, cli: (args: string[]) => Promise<string>, stop: () => Promise<void> }>}
+ *   cli: runs a command of the same binary on the same data dir (it attaches to serve's embedded
+ *   PostgreSQL), e.g. cli(['user', 'create', ...]); resolves with its standard output.
  */
 export async function startServer({ bin = DEFAULT_BIN, timeoutMs = 120_000, env = {} } = {}) {
   if (!existsSync(bin)) {
@@ -83,5 +85,12 @@ export async function startServer({ bin = DEFAULT_BIN, timeoutMs = 120_000, env 
     await stop();
     throw new Error(`${e.message}\n--- meridian output ---\n${output.slice(-4000)}`);
   }
-  return { baseURL, port, dataDir, logs: () => output, stop };
+  const cli = (args) =>
+    new Promise((res, rej) => {
+      execFile(bin, [...args, '--data-dir', dataDir], { cwd: ROOT, env: { ...process.env, MERIDIAN_LOG_LEVEL: 'warn', ...env }, timeout: 120_000 }, (err, stdout, stderr) => {
+        if (err) rej(new Error(`meridian ${args.join(' ')}: ${err.message}\n${stderr}`));
+        else res(stdout);
+      });
+    });
+  return { baseURL, port, dataDir, logs: () => output, cli, stop };
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 
+import { isPendingApproval } from '../../services/api/approvals';
 import { errorMessage } from '../../services/api/client';
 import { useSetDailyLimit } from '../../services/api/limits';
 import type { AdminUserRow } from '../../services/api/types';
@@ -10,6 +11,7 @@ import { FormModal } from '../FormModal';
 import { Text } from '../Text';
 import { TextField } from '../TextField';
 import { t } from '../../i18n';
+import { texts } from '../../i18n/texts';
 
 /**
  * Admin: one customer's daily outgoing limit (PUT /api/admin/users/{id}/limits),
@@ -36,9 +38,13 @@ export function DailyLimitModal({ user, onClose }: { user: AdminUserRow | null; 
     setLimit.mutate(
       { userId: user.id, limit: useDefault ? null : amountForApi(amount) },
       {
-        onSuccess: () => {
-          toast.success(useDefault ? t('Daily limit of {{name}} back to the default', { name: user.name }) : t('Daily limit of {{name}} set', { name: user.name }));
+        onSuccess: (answer) => {
           onClose();
+          if (isPendingApproval(answer)) {
+            toast(texts.awaitingApproval());
+            return;
+          }
+          toast.success(useDefault ? t('Daily limit of {{name}} back to the default', { name: user.name }) : t('Daily limit of {{name}} set', { name: user.name }));
         },
         onError: (err) => toast.error(errorMessage(err, t('Failed to set the daily limit'))),
       },

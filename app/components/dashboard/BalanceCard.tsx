@@ -38,11 +38,14 @@ export function BalanceCard({
   accounts,
   loading,
   error,
+  home,
 }: {
   title: string;
   accounts: Account[] | undefined;
   loading: boolean;
   error: boolean;
+  /** Every balance converted into the customer's home currency (approximate; none when a rate is missing). */
+  home?: { total: number; currency: string } | null;
 }) {
   const { colors } = useTheme();
   const [selected, setSelected] = useState<string | null>(null);
@@ -69,6 +72,15 @@ export function BalanceCard({
           {loading ? '…' : shown}
         </Text>
       )}
+      {!account && !error && home ? (
+        <Text
+          variant="muted"
+          testID="dashboard-balance-home"
+          accessibilityLabel={t('About {{amount}} in all, in {{currency}} at current rates', { amount: formatMoney(home.total, home.currency), currency: home.currency })}
+        >
+          {`≈ ${formatMoney(home.total, home.currency)}`}
+        </Text>
+      ) : null}
       {account ? <AccountLink accountNumber={account.account_number} /> : null}
     </StatCard>
   );

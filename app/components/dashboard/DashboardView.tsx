@@ -118,6 +118,7 @@ export function DashboardView({ variant }: { variant: DashboardVariant }) {
           accounts={accounts.data}
           loading={accounts.isPending}
           error={accounts.isError}
+          home={!admin && s && 'total_balance_home' in s && typeof s.total_balance_home === 'number' ? { total: s.total_balance_home, currency: s.home_currency } : null}
         />
         {summary.isError || !s ? (
           <Card style={styles.errorCard}>

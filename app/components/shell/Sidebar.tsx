@@ -2,9 +2,11 @@ import type { PressState } from '../pressState';
 import { Platform, Pressable, ScrollView, StyleSheet, View, type GestureResponderEvent } from 'react-native';
 
 import { hrefFor, type AppRouteName } from '../../navigators/routes';
+import { usePendingApprovalsCount } from '../../services/api/approvals';
 import type { Role } from '../../services/api/types';
 import { visibleSidebarGroups } from '../../state/sidebar';
 import { fontSize, layout, radius, spacing, useTheme } from '../../theme';
+import { Badge } from '../Badge';
 import { Icon, type IconName } from '../Icon';
 import { Text } from '../Text';
 import { Logo } from './Logo';
@@ -23,6 +25,8 @@ export interface SidebarProps {
 export function Sidebar({ open, width, role, activeRoute, onNavigate }: SidebarProps) {
   const { colors } = useTheme();
   const groups = visibleSidebarGroups(role);
+  // Four eyes: what waits for an administrator's decision, on the Approvals link.
+  const pending = usePendingApprovalsCount(role === 'Admin');
   return (
     <View
       testID="sidebar"
@@ -46,6 +50,7 @@ export function Sidebar({ open, width, role, activeRoute, onNavigate }: SidebarP
             )}
             {group.links.map((link) => {
               const active = link.route === activeRoute;
+              const count = link.route === 'Approvals' && pending ? pending : 0;
               const onPress = (e: GestureResponderEvent) => {
                 const ev = e as unknown as { metaKey?: boolean; ctrlKey?: boolean; shiftKey?: boolean; preventDefault?: () => void };
                 if (Platform.OS === 'web') {
@@ -60,7 +65,7 @@ export function Sidebar({ open, width, role, activeRoute, onNavigate }: SidebarP
                   testID={link.testID}
                   role="link"
                   {...(Platform.OS === 'web' ? ({ href: hrefFor(link.route) } as object) : {})}
-                  accessibilityLabel={link.label}
+                  accessibilityLabel={count ? t('{{label}}, {{count}} pending', { label: link.label, count }) : link.label}
                   // The current page: aria-current on the web; Android/iOS have no such state, so 'selected'.
                   {...(Platform.OS === 'web' ? { 'aria-current': active ? 'page' : undefined } : { accessibilityState: { selected: active } })}
                   onPress={onPress}
@@ -76,6 +81,7 @@ export function Sidebar({ open, width, role, activeRoute, onNavigate }: SidebarP
                       {link.label}
                     </Text>
                   ) : null}
+                  {count ? <Badge label={count} tone="warning" testID={`${link.testID}-count`} style={open ? styles.count : styles.countCollapsed} /> : null}
                 </Pressable>
               );
             })}
@@ -104,4 +110,6 @@ const styles = StyleSheet.create({
   },
   linkCollapsed: { justifyContent: 'center', paddingHorizontal: 0 },
   linkLabel: { fontSize: fontSize.sm, fontWeight: '500', flexShrink: 1 },
+  count: { marginLeft: 'auto' },
+  countCollapsed: { position: 'absolute', top: 2, right: 6 },
 });

@@ -14,6 +14,9 @@ export const accountsApi = {
   create: (payload: AccountPayload) => client.POST('/api/user/accounts', { body: payload }),
   update: (id: number, payload: AccountPayload) => client.PUT('/api/user/accounts/{id}', { params: { path: { id } }, body: payload }),
   remove: (id: number) => client.DELETE('/api/user/accounts/{id}', { params: { path: { id } } }),
+  interest: (id: number) => client.GET('/api/user/accounts/{id}/interest', { params: { path: { id } } }),
+  adminTypes: () => client.GET('/api/admin/account-types'),
+  setInterestRate: (id: number, rate: number) => client.PUT('/api/admin/account-types/{id}', { params: { path: { id } }, body: { interest_rate: rate } }),
   lookup: (accountNumber: string) =>
     client.GET('/api/user/account-details', { params: { query: { account_number: accountNumber } } }),
 };
@@ -63,4 +66,23 @@ export function useUpdateAccount() {
 export function useDeleteAccount() {
   const invalidate = useInvalidateAccounts();
   return useMutation({ mutationFn: accountsApi.remove, onSuccess: invalidate });
+}
+
+/** GET /api/user/accounts/{id}/interest: the rate, what accrued and is not paid yet, the last payment. */
+export function useAccountInterest(id: number, enabled: boolean) {
+  return useQuery({ queryKey: queryKeys.accountInterest(id), queryFn: () => accountsApi.interest(id), enabled });
+}
+
+/** Admin: the account types with their interest rates. */
+export function useAdminAccountTypes() {
+  return useQuery({ queryKey: queryKeys.adminAccountTypes, queryFn: accountsApi.adminTypes });
+}
+
+/** Admin: an account type's interest rate (percent a year, up to 4 decimals). */
+export function useSetInterestRate() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, rate }: { id: number; rate: number }) => accountsApi.setInterestRate(id, rate),
+    onSuccess: () => Promise.all([qc.invalidateQueries({ queryKey: queryKeys.adminAccountTypes }), qc.invalidateQueries({ queryKey: queryKeys.accountTypes })]),
+  });
 }

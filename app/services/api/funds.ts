@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 
 import { client } from './typed';
+import { invalidateApprovals } from './approvals';
 import { invalidateMoneyQueries } from './keys';
 import type { FundsPayload } from './types';
 
@@ -15,12 +16,16 @@ export const fundsApi = {
       : client.POST('/api/admin/accounts/{account_number}/withdraw', { params: { path: { account_number: accountNumber } }, body: payload }),
 };
 
-/** Deposits into or withdraws from an account; balances, history and dashboards refresh. */
+/**
+ * Deposits into or withdraws from an account; balances, history and
+ * dashboards refresh. At or over the approval threshold the server answers
+ * 202 `{approval}` instead (isPendingApproval): nothing moved yet.
+ */
 export function useAccountFunds() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: ({ kind, accountNumber, payload }: { kind: FundsKind; accountNumber: string; payload: FundsPayload }) =>
       fundsApi.move(kind, accountNumber, payload),
-    onSuccess: () => invalidateMoneyQueries(qc),
+    onSuccess: () => Promise.all([invalidateMoneyQueries(qc), invalidateApprovals(qc)]),
   });
 }

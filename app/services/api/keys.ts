@@ -1,6 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
 
-import type { HistoryQuery, NotificationFilter, Role } from './types';
+import type { ApprovalStatus, HistoryQuery, NotificationFilter, Role } from './types';
 
 /** The first element of every key: invalidating a family refreshes all its queries. */
 export const queryFamilies = {
@@ -18,6 +18,8 @@ export const queryFamilies = {
   scheduledTransfers: ['scheduled-transfers'],
   config: ['config'],
   security: ['security'],
+  fxRates: ['fx-rates'],
+  preferences: ['preferences'],
 } as const;
 
 const f = queryFamilies;
@@ -38,6 +40,18 @@ export const queryKeys = {
   auditLogPages: (limit: number) => [...f.admin, 'audit-logs', 'pages', limit] as const,
   /** Same family as the audit log's pages: refreshing the log re-checks its chain. */
   auditChain: [...f.admin, 'audit-logs', 'verify'] as const,
+  /** Four eyes: the approvals of one status (undefined: all); the sidebar's count is the pending list's length. */
+  approvals: (status: ApprovalStatus | undefined) => [...f.admin, 'approvals', status ?? 'all'] as const,
+  /** Every approvals list (to refresh them all). */
+  approvalLists: [...f.admin, 'approvals'] as const,
+  /** The account types with their interest rates, as an admin edits them. */
+  adminAccountTypes: [...f.admin, 'account-types'] as const,
+  /** Interest accrued on one account; in the accounts family, so a money change refreshes it. */
+  accountInterest: (id: number) => [...f.accounts, 'interest', id] as const,
+  /** GET /api/fx-rates: the pairs an admin set. */
+  fxRates: f.fxRates,
+  /** The caller's home currency. */
+  preferences: f.preferences,
   notifications: (filter: NotificationFilter) => [...f.notifications, filter] as const,
   payees: f.payees,
   /** The caller's daily limits, one row per currency. */

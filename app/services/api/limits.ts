@@ -1,5 +1,6 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 
+import { invalidateApprovals } from './approvals';
 import { client } from './typed';
 import { queryKeys } from './keys';
 import type { DailyLimit, DailyLimitPayload } from './types';
@@ -23,8 +24,11 @@ export function limitFor(rows: DailyLimit[] | undefined, currency: string | unde
   return rows.find((r) => r.currency?.toUpperCase() === currency.toUpperCase());
 }
 
+/** A raise answers 202 `{approval}` (isPendingApproval): it waits for a second administrator. */
 export function useSetDailyLimit() {
+  const qc = useQueryClient();
   return useMutation({
     mutationFn: ({ userId, limit }: { userId: number; limit: DailyLimitPayload['daily_transfer_limit'] }) => limitsApi.setForUser(userId, limit),
+    onSuccess: () => invalidateApprovals(qc),
   });
 }

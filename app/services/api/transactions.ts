@@ -3,6 +3,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tansta
 import { useSession } from '../../state/session';
 import { uuid } from '../../utils/uuid';
 import { client } from './typed';
+import { invalidateApprovals } from './approvals';
 import { invalidateMoneyQueries, queryKeys } from './keys';
 import type { HistoryQuery, Role, TransferPayload } from './types';
 
@@ -46,5 +47,16 @@ export function useTransfer() {
     mutationFn: ({ payload, idempotencyKey }: { payload: TransferPayload; idempotencyKey?: string }) =>
       transactionsApi.transfer(payload, idempotencyKey),
     onSuccess: () => invalidateMoneyQueries(qc),
+  });
+}
+
+/** Admin: reverses a posted transaction (a reason is required); 201 the reversal, or 202 `{approval}` at or over the threshold. */
+export function useReverseTransaction() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, reason }: { id: number; reason: string }) =>
+      client.POST('/api/admin/transactions/{id}/reverse', { params: { path: { id } }, body: { reason } }),
+    // A refusal (409 already_reversed) also means the rows on screen are stale.
+    onSettled: () => Promise.all([invalidateMoneyQueries(qc), invalidateApprovals(qc)]),
   });
 }

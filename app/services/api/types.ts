@@ -4,7 +4,8 @@
  * only gives the app's names to its schemas, plus the few client-side shapes
  * the document does not define (query objects, the live push, envelopes).
  */
-import type { components, operations } from './schema';
+import type { components, operations, paths } from './schema';
+import type { Answer } from './typed';
 
 type S = components['schemas'];
 
@@ -101,3 +102,30 @@ export type ScheduledRun = S['ScheduledRun'];
 /** GET /api/user/statements: dates are YYYY-MM-DD (UTC days), both included. */
 export type StatementQuery = Required<operations['getStatement']['parameters']['query']>;
 export type StatementFormat = StatementQuery['format'];
+
+// A bank's books (contract §8): exchange, corrections, four eyes, interest,
+// the home currency. Named by the path that answers them.
+
+/** What a 2xx of a path and method answers. */
+type Ok<P extends keyof paths, M extends keyof paths[P]> = Answer<paths[P][M]>;
+/** The JSON body a path and method take. */
+type BodyOf<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { requestBody?: infer R } ? NonNullable<R> extends { content: { 'application/json': infer B } } ? B : never : never;
+
+/** A pair an admin set: 1 `base` = `rate` `quote` (GET /api/fx-rates; the inverse is derived by the server). */
+export type FxRate = Ok<'/api/fx-rates', 'get'>[number];
+/** A quote for an exchange: the rate held until `expires_at` (30 s). */
+export type FxQuote = Ok<'/api/user/fx-quotes', 'post'>;
+export type FxQuotePayload = BodyOf<'/api/user/fx-quotes', 'post'>;
+export type ExchangeResponse = Ok<'/api/user/fx-transfers', 'post'>;
+/** The caller's preferences: the currency the dashboard's approximate total is in. */
+export type Preferences = Ok<'/api/user/preferences', 'get'>;
+export type HomeCurrency = Preferences['home_currency'];
+/** Four eyes: an action at or over the threshold, waiting for a second administrator. */
+export type Approval = Ok<'/api/admin/approvals', 'get'>[number];
+export type ApprovalStatus = Approval['status'];
+/** A 202: the action did not run; it waits for a second administrator's approval. */
+export type ApprovalPending = Extract<Ok<'/api/admin/accounts/{account_number}/deposit', 'post'>, { approval: unknown }>;
+/** An account's interest: the type's rate (percent a year), what accrued and is not paid yet, the last payment. */
+export type AccountInterest = Ok<'/api/user/accounts/{id}/interest', 'get'>;
+/** An account type as an admin edits it (its interest rate). */
+export type AdminAccountType = Ok<'/api/admin/account-types', 'get'>[number];
