@@ -22,7 +22,7 @@ const HeaderCommitLSN = "X-Meridian-Commit-LSN"
 // request's context (400 when it is not a WAL position) and, with read
 // replicas configured, answers every write with the primary's position
 // after it and remembers it for the signed-in user on this instance
-// (authenticateAs adds the remembered one to that user's reads).
+// (auth adds the remembered one to that user's reads).
 func (s *Server) commitPosition(c fiber.Ctx) error {
 	if h := c.Get(HeaderCommitLSN); h != "" {
 		pos, err := db.ParseLSN(h)

@@ -1,7 +1,10 @@
 package server
 
 // routes registers every route. api/openapi.json documents each of them;
-// TestOpenAPIMatchesRoutes fails when the two disagree.
+// TestOpenAPIMatchesRoutes fails when the two disagree. Every authenticated
+// route names what it lets in (access, server.go): a sign-in session always
+// (as its role allows), a personal access token or a connected app's token
+// only with the route's scope (TestScopeTable).
 func (s *Server) routes() {
 	a := s.app
 	a.Get("/healthz", s.healthz)
@@ -17,71 +20,79 @@ func (s *Server) routes() {
 	for _, p := range []string{"/api/auth/login", "/login"} {
 		a.Post(p, s.login)
 	}
-	// POST /auth/logout is the path the first app signs out at.
+	// POST /auth/logout is the path the first app signs out at. Any token
+	// may sign itself out: `meridian logout` revokes its access token so.
 	for _, p := range []string{"/api/auth/logout", "/auth/logout"} {
-		a.Post(p, s.authenticateForSetup, s.logout)
+		a.Post(p, s.auth(anyTokenSetup), s.logout)
 	}
-	a.Get("/api/auth/me", s.authenticateForSetup, s.me)
+	a.Get("/api/auth/me", s.auth(anyTokenSetup), s.me)
 	// Two-factor sign-in. An administrator without it may reach these (and
 	// me, logout) while require_2fa_for_admins is on; disable may not.
-	a.Get("/api/auth/2fa", s.authenticateForSetup, s.twoFactorStatus)
-	a.Post("/api/auth/2fa/setup", s.authenticateForSetup, s.twoFactorSetup)
-	a.Post("/api/auth/2fa/enable", s.authenticateForSetup, s.twoFactorEnable)
-	a.Post("/api/auth/2fa/disable", s.authenticate, s.twoFactorDisable)
+	a.Get("/api/auth/2fa", s.auth(setupOnly), s.twoFactorStatus)
+	a.Post("/api/auth/2fa/setup", s.auth(setupOnly), s.twoFactorSetup)
+	a.Post("/api/auth/2fa/enable", s.auth(setupOnly), s.twoFactorEnable)
+	a.Post("/api/auth/2fa/disable", s.auth(sessionOnly), s.twoFactorDisable)
 	a.Post("/api/auth/2fa/verify", s.twoFactorVerify)
-	a.Get("/api/auth/sessions", s.authenticate, s.listSessions)
-	a.Post("/api/auth/sessions/revoke-others", s.authenticate, s.endOtherSessions)
-	a.Delete("/api/auth/sessions/:id", s.authenticate, s.endSession)
+	a.Get("/api/auth/sessions", s.auth(sessionOnly), s.listSessions)
+	a.Post("/api/auth/sessions/revoke-others", s.auth(sessionOnly), s.endOtherSessions)
+	a.Delete("/api/auth/sessions/:id", s.auth(sessionOnly), s.endSession)
+	a.Post("/api/auth/tokens", s.auth(sessionOnly), s.createToken)
+	a.Get("/api/auth/tokens", s.auth(sessionOnly), s.listTokens)
+	a.Delete("/api/auth/tokens/:id", s.auth(sessionOnly), s.revokeToken)
 
 	// Administration.
-	ad := a.Group("/api/admin", s.authenticate)
-	ad.Get("/users", s.listUsers)
-	ad.Put("/users/:id/status", s.setUserStatus)
-	ad.Put("/users/:id/limits", s.setUserLimits)
-	ad.Post("/assign-roles", s.assignRoles)
-	ad.Get("/audit-logs", s.auditLogs)
-	ad.Get("/audit-logs/verify", s.verifyAuditLog)
-	ad.Get("/accounts", s.allAccounts)
-	ad.Post("/accounts/:account_number/deposit", s.deposit)
-	ad.Post("/accounts/:account_number/withdraw", s.withdraw)
-	ad.Get("/admindashboard/transactions-summary", s.adminSummary)
-	ad.Get("/admindashboard/monthly-transactions", s.adminMonthly)
-	ad.Get("/transactions/money-request", s.adminMoneyRequests)
-	ad.Get("/transactions/history", s.adminHistory)
+	read, write := s.auth(adminRead), s.auth(adminWrite)
+	ad := a.Group("/api/admin")
+	ad.Get("/users", read, s.listUsers)
+	ad.Get("/users/find", read, s.findUser)
+	ad.Put("/users/:id/status", write, s.setUserStatus)
+	ad.Put("/users/:id/limits", write, s.setUserLimits)
+	ad.Post("/assign-roles", write, s.assignRoles)
+	ad.Get("/audit-logs", read, s.auditLogs)
+	ad.Get("/audit-logs/verify", read, s.verifyAuditLog)
+	ad.Get("/audit-logs/follow", read, s.auditFollowUpgrade, s.auditFollowHandler())
+	ad.Get("/accounts", read, s.allAccounts)
+	ad.Post("/accounts/:account_number/deposit", write, s.deposit)
+	ad.Post("/accounts/:account_number/withdraw", write, s.withdraw)
+	ad.Get("/admindashboard/transactions-summary", read, s.adminSummary)
+	ad.Get("/admindashboard/monthly-transactions", read, s.adminMonthly)
+	ad.Get("/transactions/money-request", read, s.adminMoneyRequests)
+	ad.Get("/transactions/history", read, s.adminHistory)
 
 	// Customers (and, for notifications and password reset, any signed-in user).
-	u := a.Group("/api/user", s.authenticate)
-	u.Post("/password-reset", s.resetPassword)
-	u.Get("/account-types", s.accountTypes)
-	u.Post("/accounts", s.createAccount)
-	u.Get("/accounts", s.listAccounts)
-	u.Get("/accounts/:userId", s.listAccounts)
-	u.Put("/accounts/:id", s.updateAccount)
-	u.Delete("/accounts/:id", s.closeAccount)
-	u.Get("/account-details", s.lookupAccount)
+	session := s.auth(sessionOnly)
+	u := a.Group("/api/user")
+	u.Post("/password-reset", session, s.resetPassword)
+	u.Get("/account-types", s.auth(appAccountsRead), s.accountTypes)
+	u.Post("/accounts", session, s.createAccount)
+	u.Get("/accounts", s.auth(appAccountsRead), s.listAccounts)
+	u.Get("/accounts/:userId", s.auth(appAccountsRead), s.listAccounts)
+	u.Put("/accounts/:id", session, s.updateAccount)
+	u.Delete("/accounts/:id", session, s.closeAccount)
+	u.Get("/account-details", s.auth(accountsRead), s.lookupAccount)
 	// "/money-transer" is the first app's spelling, kept for its clients;
 	// "/money-transfer" is the same handler spelled right.
-	u.Post("/money-transer", s.transfer)
-	u.Post("/money-transfer", s.transfer)
-	u.Get("/transactions/history", s.history)
-	u.Post("/scheduled-transfers", s.createScheduledTransfer)
-	u.Get("/scheduled-transfers", s.listScheduledTransfers)
-	u.Delete("/scheduled-transfers/:id", s.cancelScheduledTransfer)
-	u.Get("/scheduled-transfers/:id/runs", s.scheduledTransferRuns)
-	u.Get("/statements", s.statement)
-	u.Post("/money-request", s.createMoneyRequest)
-	u.Get("/transactions/money-request", s.listMoneyRequests)
-	u.Put("/accept-money-request/:id", s.acceptMoneyRequest)
-	u.Put("/decline-money-request/:id", s.declineMoneyRequest)
-	u.Get("/payees", s.listPayees)
-	u.Post("/payees", s.createPayee)
-	u.Delete("/payees/:id", s.deletePayee)
-	u.Get("/limits", s.listDailyLimits)
-	u.Get("/dashboard/transactions-summary", s.userSummary)
-	u.Get("/dashboard/monthly-transactions", s.userMonthly)
-	u.Get("/notifications", s.listNotifications)
-	u.Put("/notifications/read-all", s.readAllNotifications)
-	u.Put("/notifications/:id/read", s.readNotification)
+	u.Post("/money-transer", s.auth(appTransfers), s.transfer)
+	u.Post("/money-transfer", s.auth(appTransfers), s.transfer)
+	u.Get("/transactions/history", s.auth(appHistoryRead), s.history)
+	u.Post("/scheduled-transfers", s.auth(transfersWrite), s.createScheduledTransfer)
+	u.Get("/scheduled-transfers", s.auth(transactionsRead), s.listScheduledTransfers)
+	u.Delete("/scheduled-transfers/:id", s.auth(transfersWrite), s.cancelScheduledTransfer)
+	u.Get("/scheduled-transfers/:id/runs", s.auth(transactionsRead), s.scheduledTransferRuns)
+	u.Get("/statements", s.auth(transactionsRead), s.statement)
+	u.Post("/money-request", s.auth(transfersWrite), s.createMoneyRequest)
+	u.Get("/transactions/money-request", s.auth(transactionsRead), s.listMoneyRequests)
+	u.Put("/accept-money-request/:id", s.auth(transfersWrite), s.acceptMoneyRequest)
+	u.Put("/decline-money-request/:id", s.auth(transfersWrite), s.declineMoneyRequest)
+	u.Get("/payees", session, s.listPayees)
+	u.Post("/payees", session, s.createPayee)
+	u.Delete("/payees/:id", session, s.deletePayee)
+	u.Get("/limits", s.auth(accountsRead), s.listDailyLimits)
+	u.Get("/dashboard/transactions-summary", s.auth(transactionsRead), s.userSummary)
+	u.Get("/dashboard/monthly-transactions", s.auth(transactionsRead), s.userMonthly)
+	u.Get("/notifications", session, s.listNotifications)
+	u.Put("/notifications/read-all", session, s.readAllNotifications)
+	u.Put("/notifications/:id/read", session, s.readNotification)
 
 	a.Get("/ws", s.wsUpgrade, s.wsHandler())
 

@@ -159,6 +159,15 @@ type Actor struct {
 	// TwoFactor: the user has two-factor sign-in on (read with the session;
 	// require_2fa_for_admins looks at it).
 	TwoFactor bool
+	// Kind is what the token is: KindSession (a sign-in), KindPAT or
+	// KindOAuth (scopes.go); empty for the CLI.
+	Kind string
+	// Scopes limit a personal access token or a connected app's token
+	// (RequireScope); nil for a session.
+	Scopes []string
+	// Accounts are the account numbers a connected app may see (nil: all
+	// of the user's; MaySeeAccount).
+	Accounts []string
 }
 
 // CLIActor is the operator running a `meridian` command on the server.
