@@ -149,7 +149,7 @@ func (a *app) openEnv(ctx context.Context, migrate, serve bool) (*env, error) {
 	e.svc = bank.New(e.db, tokens, bank.Settings{RequestsTTL: cfg.RequestsTTL, MaxAmount: cfg.MaxAmount, LookupPerMinute: cfg.LookupPerMinute,
 		MaxPasswordChecks: cfg.MaxPasswordChecks, DisableCustomerFunding: !cfg.CustomerFunding, RequireTwoFactorForAdmins: cfg.RequireTwoFactorForAdmins,
 		DailyTransferLimit: cfg.DailyTransferLimit, TransferBatch: cfg.TransferBatch, TransferBatchWorkers: cfg.TransferBatchWorkers,
-		Logger: e.log, AnchorKey: cfg.AnchorKey})
+		Logger: e.log, AnchorKey: cfg.AnchorKey, WebhookAllowPrivate: cfg.WebhookAllowPrivate})
 	e.svc.SetReadRouter(e.reads)
 	return e, nil
 }

@@ -89,6 +89,9 @@ func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 	// Sessions' last use, written in the background in one UPDATE
 	// per flush, never by the requests themselves.
 	go func() { defer bg.Done(); e.svc.RunSessionsSeen(bgctx, 15*time.Second, e.log) }()
+	// Webhooks, from their sealed feed, never inside a money transaction.
+	bg.Add(1)
+	go func() { defer bg.Done(); e.svc.RunWebhooks(bgctx, time.Second, e.log) }()
 	// Signed checkpoints of the audit chain's head, outside the database.
 	bg.Add(1)
 	go func() { defer bg.Done(); e.svc.RunAnchors(bgctx, e.cfg.AnchorInterval, e.cfg.AnchorDir, e.log) }()

@@ -5,6 +5,7 @@ package bank
 
 import (
 	"context"
+	"crypto/x509"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -60,6 +61,16 @@ type Settings struct {
 	// Logger gets what the service reports on its own (a posting batch
 	// whose connection broke, a worker's panic); nil: slog.Default().
 	Logger *slog.Logger
+	// WebhookAllowPrivate is config webhook_allow_private: webhooks may
+	// reach loopback, private and link-local addresses. WebhookRootCAs are
+	// the roots their TLS trusts (nil: the system's; tests give their own).
+	// WebhookRetryBase, WebhookRetryMax and WebhookRetryFor shape the
+	// retries (<= 0: 5 s doubling, at most 1 h, for 24 h; webhooks.go).
+	WebhookAllowPrivate bool
+	WebhookRootCAs      *x509.CertPool
+	WebhookRetryBase    time.Duration
+	WebhookRetryMax     time.Duration
+	WebhookRetryFor     time.Duration
 	// AnchorKey is config anchor_key: the secret the audit chain's
 	// checkpoints are signed with (anchors.go); empty: derived from
 	// jwt_secret.
@@ -85,6 +96,7 @@ type Service struct {
 	reads         *db.Router              // read replicas (database_read_urls); nil: every read on db
 	postings      *postQueue              // every movement of money, sent in batches (postings.go)
 	anchorKey     []byte                  // signs the audit chain's checkpoints (anchors.go)
+	hooks         *webhooks               // webhook secrets and deliveries (webhooks.go)
 }
 
 // New returns a Service over db.
@@ -101,6 +113,15 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 	if s.LookupPerMinute <= 0 {
 		s.LookupPerMinute = 30
 	}
+	if s.WebhookRetryBase <= 0 {
+		s.WebhookRetryBase = DefaultWebhookRetryBase
+	}
+	if s.WebhookRetryMax <= 0 {
+		s.WebhookRetryMax = DefaultWebhookRetryMax
+	}
+	if s.WebhookRetryFor <= 0 {
+		s.WebhookRetryFor = DefaultWebhookRetryFor
+	}
 	svc := &Service{db: db, tokens: tokens, settings: s, now: time.Now,
 		lookups:   NewRateLimiter(s.LookupPerMinute, time.Minute),
 		passwords: auth.NewPasswords(s.MaxPasswordChecks, s.PasswordCheckWait),
@@ -110,6 +131,7 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 		s.Logger = slog.Default()
 	}
 	svc.anchorKey = anchorKey(s.AnchorKey, tokens)
+	svc.hooks = newWebhooks(tokens.DeriveKey("webhook secrets"), s)
 	svc.postings = newPostQueue(db, s.TransferBatch, s.TransferBatchWorkers, func() money.Amount { return svc.settings.DailyTransferLimit },
 		svc.pokeSealer, s.Logger)
 	return svc

@@ -80,6 +80,13 @@ type Config struct {
 	AnchorDir      string
 	AnchorInterval time.Duration
 	AnchorKey      string
+	// WebhookAllowPrivate lets webhooks be registered for, and delivered to,
+	// loopback, private, link-local and metadata addresses (tests, private
+	// networks); false: only public addresses.
+	WebhookAllowPrivate bool
+	// OAuthIssuer is the address apps reach this server at, the OAuth
+	// issuer (empty: the address each request came to).
+	OAuthIssuer string
 }
 
 // Keys lists every configuration key with its default, in the order shown by --help.
@@ -117,6 +124,8 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"anchor_dir", "", "where serve writes signed checkpoints of the audit chain's head (keep a copy elsewhere); empty: <data_dir>/anchors"},
 	{"anchor_interval", "10m", "how often serve writes a checkpoint of the audit chain's head"},
 	{"anchor_key", "", "secret (at least 32 characters) the checkpoints are signed with; empty: derived from jwt_secret"},
+	{"webhook_allow_private", "false", "webhooks may go to loopback, private, link-local and metadata addresses (tests, private networks)"},
+	{"oauth_issuer", "", "the https address connected apps reach this server at (the OAuth issuer); empty: the address of each request"},
 }
 
 // Load parses raw values (as Viper returns them) into a Config. get returns
@@ -274,6 +283,10 @@ func Load(get func(key string) string) (Config, error) {
 	if c.AnchorDir = strings.TrimSpace(get("anchor_dir")); c.AnchorDir == "" {
 		c.AnchorDir = filepath.Join(c.DataDir, "anchors")
 	}
+	if c.WebhookAllowPrivate, err = strconv.ParseBool(strings.TrimSpace(get("webhook_allow_private"))); err != nil {
+		return c, bad("webhook_allow_private", "true or false")
+	}
+	c.OAuthIssuer = strings.TrimRight(strings.TrimSpace(get("oauth_issuer")), "/")
 	c.AnchorKey = get("anchor_key")
 	if c.AnchorKey != "" && len(c.AnchorKey) < 32 {
 		return c, fmt.Errorf("invalid configuration: anchor_key must be at least 32 characters long")

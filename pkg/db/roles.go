@@ -78,6 +78,15 @@ var RuntimeGrants = map[string]Grant{
 	"scheduled_transfers":     {Insert: AllColumns, Update: []string{"status", "next_run_at"}},
 	"signin_attempts":         {Insert: AllColumns, Update: AllColumns, Delete: true},
 	"two_factor":              {Insert: AllColumns, Update: AllColumns, Delete: true},
+	// Webhooks: the events and their feed are written by the triggers and
+	// webhook_seal only; an endpoint's delivery state by the dispatcher.
+	"webhook_deliveries":   {Insert: AllColumns},
+	"webhook_events":       {},
+	"webhook_feed":         {},
+	"webhook_redeliveries": {Insert: AllColumns, Delete: true},
+	"webhook_sealer":       {},
+	"webhooks": {Insert: []string{"id", "user_id", "url", "events", "sealed_secret", "cursor"},
+		Update: []string{"deleted_at", "status", "cursor", "attempt", "next_attempt_at", "failing_since", "lease_id", "lease_until"}},
 	"two_factor_backup_codes": {Insert: AllColumns, Update: AllColumns, Delete: true},
 	"two_factor_challenges":   {Insert: AllColumns, Update: AllColumns, Delete: true},
 	"users":                   {Insert: []string{"full_name", "email", "phone_number", "role_id"}, Update: []string{"role_id", "is_active", "daily_transfer_limit", "created_at"}},
