@@ -39,7 +39,7 @@ func serveAPI(t *testing.T, url string) string {
 	return "http://" + ln.Addr().String()
 }
 
-var timestamps = regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?`)
+var timestamps = regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?|mrd_(app|cs)_[A-Za-z0-9_-]+`)
 
 // TestRemoteCommandsMatchLocal runs every command that can go through the
 // API twice: against one database as the operator, and with --server
@@ -92,6 +92,9 @@ func TestRemoteCommandsMatchLocal(t *testing.T) {
 		{"a deposit", []string{"account", "deposit", "100200300", "10.50", "--description", "Branch", "--idempotency-key", "k-1", "--json"}},
 		{"a withdrawal", []string{"account", "withdraw", "100200300", "5", "--json"}},
 		{"a table", []string{"user", "limit", "alice@meridian.test", "75"}},
+		{"an app", []string{"oauth-client", "create", "--name", "Budget Buddy", "--redirect-uri", "https://budget.example/cb", "--json"}},
+		{"a public app", []string{"oauth-client", "create", "--name", "Phone", "--redirect-uri", "com.budget.app:/cb", "--public"}},
+		{"a bad redirect URI", []string{"oauth-client", "create", "--name", "Bad", "--redirect-uri", "http://example.com/cb"}},
 		// Refusals: the same sentence, the same exit code.
 		{"no such user", []string{"user", "activate", "ghost@example.test"}},
 		{"no such user id", []string{"user", "deactivate", "987654"}},
@@ -111,6 +114,7 @@ func TestRemoteCommandsMatchLocal(t *testing.T) {
 		{"the users' table", []string{"user", "list"}},
 		{"the audit log", []string{"audit-log", "tail", "-n", "12", "--json"}},
 		{"the audit log's table", []string{"audit-log", "tail", "-n", "3"}},
+		{"the apps", []string{"oauth-client", "list", "--json"}},
 	} {
 		same(c.what, c.args, true, onOther)
 	}

@@ -101,7 +101,7 @@ func (a *app) rootCmd() *cobra.Command {
 		pf.String(strings.ReplaceAll(k.Name, "_", "-"), k.Default, k.Usage)
 	}
 	root.AddCommand(a.serveCmd(nil), a.migrateCmd(), a.userCmd(), a.roleCmd(), a.accountCmd(), a.auditLogCmd(), a.seedCmd(nil), a.statementCmd(nil), a.versionCmd(nil), a.benchCmd(nil),
-		a.loginCmd(nil), a.logoutCmd(nil))
+		a.loginCmd(nil), a.logoutCmd(nil), a.oauthClientCmd())
 	return root
 }
 

@@ -101,7 +101,8 @@ func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 		return fmt.Errorf("cannot listen on %s (addr): %w", e.cfg.Addr, err)
 	}
 	srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version, RequestTimeout: e.cfg.RequestTimeout,
-		TrustedProxies: e.cfg.TrustedProxies, AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser, AnchorDir: e.cfg.AnchorDir})
+		TrustedProxies: e.cfg.TrustedProxies, AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser, AnchorDir: e.cfg.AnchorDir,
+		OAuthIssuer: e.cfg.OAuthIssuer})
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 

@@ -39,6 +39,11 @@ func (s *Server) routes() {
 	a.Post("/api/auth/tokens", s.auth(sessionOnly), s.createToken)
 	a.Get("/api/auth/tokens", s.auth(sessionOnly), s.listTokens)
 	a.Delete("/api/auth/tokens/:id", s.auth(sessionOnly), s.revokeToken)
+	a.Get("/api/auth/connected-apps", s.auth(sessionOnly), s.connectedApps)
+	a.Delete("/api/auth/connected-apps/:id", s.auth(sessionOnly), s.disconnectApp)
+	// Connected apps' consent (the OAuth protocol itself: mountOAuth).
+	a.Get("/api/oauth/consent", s.auth(sessionOnly), s.oauthConsentScreen)
+	a.Post("/api/oauth/consent", s.auth(sessionOnly), s.oauthConsent)
 
 	// Administration.
 	read, write := s.auth(adminRead), s.auth(adminWrite)
@@ -58,6 +63,8 @@ func (s *Server) routes() {
 	ad.Get("/admindashboard/monthly-transactions", read, s.adminMonthly)
 	ad.Get("/transactions/money-request", read, s.adminMoneyRequests)
 	ad.Get("/transactions/history", read, s.adminHistory)
+	ad.Post("/oauth-clients", write, s.createOAuthClient)
+	ad.Get("/oauth-clients", read, s.listOAuthClients)
 
 	// Customers (and, for notifications and password reset, any signed-in user).
 	session := s.auth(sessionOnly)

@@ -20,6 +20,12 @@ var scopeTable = map[string]string{
 	"GET /api/config": "public", "POST /api/auth/register": "public", "POST /register": "public",
 	"POST /api/auth/login": "public", "POST /login": "public", "POST /api/auth/2fa/verify": "public", "GET /ws": "public",
 
+	"GET /.well-known/openid-configuration": "public", "GET /oauth/authorize": "public", "POST /oauth/authorize": "public",
+	"POST /oauth/token": "public", "GET /oauth/keys": "public", "GET /oauth/userinfo": "public", "POST /oauth/userinfo": "public",
+	"POST /oauth/revoke": "public", "POST /oauth/introspect": "public",
+	"GET /api/auth/connected-apps": "", "DELETE /api/auth/connected-apps/:id": "", "GET /api/oauth/consent": "", "POST /api/oauth/consent": "",
+	"GET /api/admin/oauth-clients": bank.ScopeAdminRead, "POST /api/admin/oauth-clients": bank.ScopeAdminWrite,
+
 	"POST /api/auth/logout": "any", "POST /auth/logout": "any", "GET /api/auth/me": "any",
 
 	"GET /api/auth/2fa": "", "POST /api/auth/2fa/setup": "", "POST /api/auth/2fa/enable": "", "POST /api/auth/2fa/disable": "",

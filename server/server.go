@@ -35,6 +35,9 @@ type Options struct {
 	WSMaxPerUser int
 	// RequestTimeout is every request's deadline (request_timeout; 0: 10 s).
 	RequestTimeout time.Duration
+	// OAuthIssuer is config oauth_issuer: the https address connected apps
+	// reach this server at (empty: each request's own).
+	OAuthIssuer string
 	// AnchorDir is where this instance writes the audit chain's
 	// checkpoints (anchor_dir): GET /api/admin/audit-logs/verify checks the
 	// chain against them.
@@ -105,6 +108,7 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 		IdleTimeout:    120 * time.Second,
 	})
 	s.app.Use(s.requestMeta, s.recoverPanics, securityHeaders, s.withDeadline, s.commitPosition)
+	s.mountOAuth(o.OAuthIssuer)
 	s.routes()
 	s.unknownMethods()
 	return s
