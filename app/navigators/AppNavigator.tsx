@@ -28,6 +28,7 @@ const screens: Record<AppRouteName, ReturnType<typeof lazyScreen>> = {
   Logs: lazyScreen(() => import('../screens/LogsScreen')),
   Settings: lazyScreen(() => import('../screens/SettingsScreen')),
   Security: lazyScreen(() => import('../screens/SecurityScreen')),
+  Consent: lazyScreen(() => import('../screens/ConsentScreen')),
 };
 // Pages that are one long list ("Load more"): virtualized on Android/iOS, they scroll themselves.
 const LIST_SCREENS: ReadonlySet<AppRouteName> = new Set<AppRouteName>(['TransactionHistory', 'Logs']);

@@ -15,7 +15,21 @@ export type AppParamList = {
   Logs: undefined;
   Settings: undefined;
   Security: undefined;
+  /** An app's authorization request, as /oauth/authorize sends it (contract §9). */
+  Consent: ConsentParams | undefined;
 };
+
+/** The query of /consent: the authorization request's parameters. */
+export interface ConsentParams {
+  response_type?: string;
+  client_id?: string;
+  redirect_uri?: string;
+  scope?: string;
+  state?: string;
+  nonce?: string;
+  code_challenge?: string;
+  code_challenge_method?: string;
+}
 
 export type AppRouteName = keyof AppParamList;
 
@@ -56,6 +70,7 @@ export const APP_PATHS: Record<AppRouteName, string> = {
   Logs: 'logs',
   Settings: 'settings',
   Security: 'security',
+  Consent: 'consent',
 };
 
 export const AUTH_PATH = 'auth';
@@ -64,7 +79,7 @@ export const AUTH_PATH = 'auth';
 export const ADMIN_ONLY: ReadonlySet<AppRouteName> = new Set<AppRouteName>(['Users', 'Assign']);
 
 /** Customer pages (the sidebar's Customers group): an Admin gets 'Unauthorized access' and goes to /. */
-export const CUSTOMER_ONLY: ReadonlySet<AppRouteName> = new Set<AppRouteName>(['AccountRegistration', 'TransferFunds', 'MoneyRequest']);
+export const CUSTOMER_ONLY: ReadonlySet<AppRouteName> = new Set<AppRouteName>(['AccountRegistration', 'TransferFunds', 'MoneyRequest', 'Consent']);
 
 /** Whether a role may open a page (the shell's guard; the sidebar shows the same links). */
 export function roleMayOpen(route: AppRouteName, role: Role): boolean {
@@ -86,6 +101,7 @@ export const ROUTE_TITLES: Record<AppRouteName, string> = {
   Logs: 'System Logs',
   Settings: 'Settings',
   Security: 'Security',
+  Consent: 'Connect an app',
 };
 
 /** '/transaction-history?account_id=123' for a route and its params. */

@@ -256,10 +256,12 @@ func TestWebhooksInOrderAcrossRestart(t *testing.T) {
 	if got := r.firsts(); !slices.Equal(got, wantIDs) {
 		t.Fatalf("arrived in the order %v, want %v", got, wantIDs)
 	}
-	log, err := restarted.WebhookDeliveries(ctx, alice, w.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The log is written after each answer: wait for the last one's row.
+	var log []WebhookDelivery
+	waitUntil(t, func() bool {
+		log, err = restarted.WebhookDeliveries(ctx, alice, w.ID)
+		return err == nil && len(log) >= len(wantIDs)+3
+	}, "the delivery log")
 	failures := 0
 	for _, d := range log {
 		if d.StatusCode != nil && *d.StatusCode == 500 {

@@ -1,0 +1,86 @@
+import { useState } from 'react';
+import { View, type ViewStyle } from 'react-native';
+
+import { useErrorToast } from '../../hooks/useErrorToast';
+import { errorMessage } from '../../services/api/client';
+import { useConnectedApps, useDisconnectApp } from '../../services/api/programs';
+import type { ConnectedApp } from '../../services/api/types';
+import { useSession } from '../../state/session';
+import { toast } from '../../state/toast';
+import { type ThemedStyle, useThemedStyles } from '../../theme';
+import { formatFullDate } from '../../utils/relativeTime';
+import { Button } from '../Button';
+import { Card } from '../Card';
+import { Text } from '../Text';
+
+/** The apps a customer connected (OAuth grants): what each may do and see, and Disconnect. */
+export function ConnectedAppsCard() {
+  const styles = useThemedStyles(themed);
+  const customer = useSession((s) => s.user?.role === 'User');
+  const apps = useConnectedApps(customer);
+  const disconnect = useDisconnectApp();
+  const [busyId, setBusyId] = useState<number | null>(null);
+  useErrorToast(apps.error, apps.errorUpdatedAt, (err) => errorMessage(err, 'Failed to fetch connected apps'));
+  if (!customer) return null;
+
+  const rows = Array.isArray(apps.data) ? apps.data : [];
+  const onDisconnect = (a: ConnectedApp) => {
+    setBusyId(a.id);
+    disconnect.mutate(a.id, {
+      onSuccess: () => toast.success(`${a.client_name} is disconnected`),
+      onError: (err) => toast.error(errorMessage(err, 'Failed to disconnect the app')),
+      onSettled: () => setBusyId(null),
+    });
+  };
+  return (
+    <Card title="Connected apps" testID="connected-apps-card">
+      <Text variant="muted">Apps you allowed to use your accounts. Disconnecting one stops it at once.</Text>
+      {apps.isPending ? (
+        <Text variant="muted">Loading connected apps...</Text>
+      ) : rows.length === 0 ? (
+        <Text variant="muted" testID="connected-apps-empty">
+          No connected apps.
+        </Text>
+      ) : (
+        <View role="list" aria-label="Connected apps">
+          {rows.map((a) => (
+            <View key={a.id} role="listitem" style={styles.item} testID={`connected-app-${a.id}`}>
+              <View style={styles.info}>
+                <Text variant="label">{a.client_name}</Text>
+                {a.scopes.map((s) => (
+                  <Text key={s.scope} variant="small">
+                    {s.description}
+                  </Text>
+                ))}
+                <Text variant="small">{`Accounts: ${a.accounts.join(', ') || 'none'} · connected ${formatFullDate(new Date(a.created_at))}`}</Text>
+              </View>
+              <Button
+                title="Disconnect"
+                size="sm"
+                variant="outline"
+                loading={busyId === a.id}
+                accessibilityLabel={`Disconnect ${a.client_name}`}
+                onPress={() => onDisconnect(a)}
+                testID={`connected-app-disconnect-${a.id}`}
+              />
+            </View>
+          ))}
+        </View>
+      )}
+    </Card>
+  );
+}
+
+const themed: ThemedStyle<{ item: ViewStyle; info: ViewStyle }> = ({ colors, spacing }) => ({
+  item: {
+    flexDirection: 'row',
+    flexWrap: 'wrap',
+    alignItems: 'center',
+    justifyContent: 'space-between',
+    gap: spacing.sm,
+    paddingVertical: spacing.md,
+    borderBottomWidth: 1,
+    borderColor: colors.border,
+  },
+  info: { flexGrow: 1, flexShrink: 1, flexBasis: 220, gap: 2 },
+});
