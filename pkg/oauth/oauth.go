@@ -230,7 +230,8 @@ func (s *storage) CreateAuthRequest(_ context.Context, r *oidc.AuthRequest, _ st
 	}
 	q.Set("code_challenge", r.CodeChallenge)
 	q.Set("code_challenge_method", string(r.CodeChallengeMethod))
-	return pending{query: q.Encode()}, nil
+	// Spaces as %20, not +: the app's router reads the query as a URI's.
+	return pending{query: strings.ReplaceAll(q.Encode(), "+", "%20")}, nil
 }
 
 func (s *storage) AuthRequestByID(context.Context, string) (op.AuthRequest, error) {
