@@ -191,3 +191,28 @@ func TestAccessTokenCannotBeGuessed(t *testing.T) {
 		wantKind(t, err, errs.Unauthorized, "invalid_token")
 	}
 }
+
+// TestAccessTokenRevokedOnAnotherInstance: an instance that answers a
+// token from memory forgets it when the revocation's announcement (its
+// token id, on meridian_revoked) reaches it, though it keys the token by
+// its hash.
+func TestAccessTokenRevokedOnAnotherInstance(t *testing.T) {
+	s := newService(t)
+	other := New(s.db, s.tokens, Settings{})
+	other.SessionFeed(true)
+	alice := newCustomer(t, s, "Alice Ames")
+	tok := newPAT(t, s, alice, ScopeAccountsRead)
+	a, err := other.Authenticate(ctx, tok.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RevokeAccessToken(ctx, alice, tok.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Authenticate(ctx, tok.Token); err != nil {
+		t.Fatalf("before the announcement the other instance answers from memory: %v", err)
+	}
+	other.ForgetSession(a.TokenID) // what its listener does with the announcement
+	_, err = other.Authenticate(ctx, tok.Token)
+	wantKind(t, err, errs.Unauthorized, "invalid_token")
+}

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -100,6 +101,16 @@ type webhooks struct {
 	box    sealBox
 	client *http.Client
 	poke   chan struct{}
+	// What this process's dispatcher did, for /metrics.
+	delivered, failed, markedFailing atomic.Int64
+}
+
+// WebhookStats is what this process's dispatcher did.
+type WebhookStats struct{ Delivered, Failed, MarkedFailing int64 }
+
+// WebhookStats reports the deliveries this process made (for /metrics).
+func (s *Service) WebhookStats() WebhookStats {
+	return WebhookStats{Delivered: s.hooks.delivered.Load(), Failed: s.hooks.failed.Load(), MarkedFailing: s.hooks.markedFailing.Load()}
 }
 
 func newWebhooks(key []byte, s Settings) *webhooks {
@@ -577,6 +588,7 @@ func (s *Service) deliveryFailed(ctx context.Context, c claimed) error {
 		if err != nil || !giveUp {
 			return errs.Wrap(err, "retry webhook")
 		}
+		s.hooks.markedFailing.Add(1)
 		if err := notify(ctx, tx, c.UserID, fmt.Sprintf("Your webhook %s is failing: its deliveries have failed for %s; redeliver an event to try again", c.URL, s.settings.WebhookRetryFor)); err != nil {
 			return err
 		}
@@ -620,13 +632,16 @@ func (s *Service) send(ctx context.Context, c claimed, secret []byte, ev feedEve
 	req.Header.Set("webhook-signature", "v1,"+SignWebhook(secret, id, ts, body))
 	res, err := s.hooks.client.Do(req)
 	if err != nil {
+		s.hooks.failed.Add(1)
 		return 0, fmt.Errorf("no answer: %w", err)
 	}
 	defer res.Body.Close()
 	io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
 	if res.StatusCode < 200 || res.StatusCode > 299 {
+		s.hooks.failed.Add(1)
 		return res.StatusCode, fmt.Errorf("answered %d", res.StatusCode)
 	}
+	s.hooks.delivered.Add(1)
 	return res.StatusCode, nil
 }
 

@@ -271,6 +271,9 @@ func TestWebhooksInOrderAcrossRestart(t *testing.T) {
 	if failures != 3 || log[len(log)-1].Attempt != 1 || len(log) < len(wantIDs)+3 {
 		t.Fatalf("delivery log: %d failures in %+v", failures, log)
 	}
+	if st := first.WebhookStats(); st.Failed != 3 || st.Delivered < 3 {
+		t.Fatalf("the first dispatcher's figures: %+v", st)
+	}
 
 	// Redelivery sends one event again.
 	n := len(r.got)
