@@ -10,6 +10,7 @@ import { useSession } from '../../state/session';
 import { toast } from '../../state/toast';
 import { useTwoFactorGate } from '../../state/twoFactorGate';
 import { type ThemedStyle, useThemedStyles } from '../../theme';
+import { listRow } from './listRow';
 import { formatFullDate, formatRelativeTime } from '../../utils/relativeTime';
 import { checkTokenDays, SCOPE_LABELS, scopesFor } from '../../utils/scopes';
 import { Button } from '../Button';
@@ -206,21 +207,11 @@ const themed: ThemedStyle<{
   secret: TextStyle;
   scopes: ViewStyle;
   error: TextStyle;
-}> = ({ colors, spacing, radius }) => ({
-  item: {
-    flexDirection: 'row',
-    flexWrap: 'wrap',
-    alignItems: 'center',
-    justifyContent: 'space-between',
-    gap: spacing.sm,
-    paddingVertical: spacing.md,
-    borderBottomWidth: 1,
-    borderColor: colors.border,
-  },
-  info: { flexGrow: 1, flexShrink: 1, flexBasis: 220, gap: 2 },
-  row: { flexDirection: 'row', flexWrap: 'wrap', gap: spacing.sm },
-  created: { gap: spacing.sm, padding: spacing.md, borderRadius: radius.md, backgroundColor: colors.warningMuted },
-  secret: { fontFamily: 'monospace', color: colors.text },
-  scopes: { gap: spacing.sm },
-  error: { color: colors.danger },
+}> = (theme) => ({
+  ...listRow(theme),
+  row: { flexDirection: 'row', flexWrap: 'wrap', gap: theme.spacing.sm },
+  created: { gap: theme.spacing.sm, padding: theme.spacing.md, borderRadius: theme.radius.md, backgroundColor: theme.colors.warningMuted },
+  secret: { fontFamily: 'monospace', color: theme.colors.text },
+  scopes: { gap: theme.spacing.sm },
+  error: { color: theme.colors.danger },
 });

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { View, type ViewStyle } from 'react-native';
+import { View } from 'react-native';
 
 import { useErrorToast } from '../../hooks/useErrorToast';
 import { errorMessage } from '../../services/api/client';
@@ -7,7 +7,8 @@ import { useConnectedApps, useDisconnectApp } from '../../services/api/programs'
 import type { ConnectedApp } from '../../services/api/types';
 import { useSession } from '../../state/session';
 import { toast } from '../../state/toast';
-import { type ThemedStyle, useThemedStyles } from '../../theme';
+import { useThemedStyles } from '../../theme';
+import { listRow } from './listRow';
 import { formatFullDate } from '../../utils/relativeTime';
 import { Button } from '../Button';
 import { Card } from '../Card';
@@ -71,16 +72,4 @@ export function ConnectedAppsCard() {
   );
 }
 
-const themed: ThemedStyle<{ item: ViewStyle; info: ViewStyle }> = ({ colors, spacing }) => ({
-  item: {
-    flexDirection: 'row',
-    flexWrap: 'wrap',
-    alignItems: 'center',
-    justifyContent: 'space-between',
-    gap: spacing.sm,
-    paddingVertical: spacing.md,
-    borderBottomWidth: 1,
-    borderColor: colors.border,
-  },
-  info: { flexGrow: 1, flexShrink: 1, flexBasis: 220, gap: 2 },
-});
+const themed = listRow;

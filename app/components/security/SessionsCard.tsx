@@ -8,6 +8,7 @@ import type { SignedInSession } from '../../services/api/types';
 import { toast } from '../../state/toast';
 import { useTwoFactorGate } from '../../state/twoFactorGate';
 import { type ThemedStyle, useThemedStyles } from '../../theme';
+import { listRow } from './listRow';
 import { formatFullDate, formatRelativeTime } from '../../utils/relativeTime';
 import { describeUserAgent } from '../../utils/twoFactor';
 import { Badge } from '../Badge';
@@ -127,22 +128,9 @@ function SessionRow({ session, busy, disabled, onSignOut }: SessionRowProps) {
   );
 }
 
-const themed: ThemedStyle<{ list: ViewStyle; item: ViewStyle; info: ViewStyle; titleRow: ViewStyle; row: ViewStyle }> = ({
-  colors,
-  spacing,
-}) => ({
+const themed: ThemedStyle<{ list: ViewStyle; item: ViewStyle; info: ViewStyle; titleRow: ViewStyle; row: ViewStyle }> = (theme) => ({
   list: { gap: 0 },
-  item: {
-    flexDirection: 'row',
-    flexWrap: 'wrap',
-    alignItems: 'center',
-    justifyContent: 'space-between',
-    gap: spacing.sm,
-    paddingVertical: spacing.md,
-    borderBottomWidth: 1,
-    borderColor: colors.border,
-  },
-  info: { flexGrow: 1, flexShrink: 1, flexBasis: 220, gap: 2 },
-  titleRow: { flexDirection: 'row', flexWrap: 'wrap', alignItems: 'center', gap: spacing.sm },
-  row: { flexDirection: 'row', flexWrap: 'wrap', gap: spacing.sm },
+  ...listRow(theme),
+  titleRow: { flexDirection: 'row', flexWrap: 'wrap', alignItems: 'center', gap: theme.spacing.sm },
+  row: { flexDirection: 'row', flexWrap: 'wrap', gap: theme.spacing.sm },
 });
