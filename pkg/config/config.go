@@ -84,6 +84,12 @@ type Config struct {
 	// loopback, private, link-local and metadata addresses (tests, private
 	// networks); false: only public addresses.
 	WebhookAllowPrivate bool
+	// WebhookCAFile is a PEM file of certificate authorities webhook
+	// endpoints' TLS may chain to besides the system's (a private CA).
+	WebhookCAFile string
+	// WebhookRetryBase is the wait before a failed delivery's first retry;
+	// it doubles with each failure, up to an hour.
+	WebhookRetryBase time.Duration
 	// OAuthIssuer is the address apps reach this server at, the OAuth
 	// issuer (empty: the address each request came to).
 	OAuthIssuer string
@@ -125,6 +131,8 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"anchor_interval", "10m", "how often serve writes a checkpoint of the audit chain's head"},
 	{"anchor_key", "", "secret (at least 32 characters) the checkpoints are signed with; empty: derived from jwt_secret"},
 	{"webhook_allow_private", "false", "webhooks may go to loopback, private, link-local and metadata addresses (tests, private networks)"},
+	{"webhook_ca_file", "", "PEM file of certificate authorities webhook endpoints may chain to besides the system's (a private CA)"},
+	{"webhook_retry_base", "5s", "wait before a failed webhook delivery's first retry; it doubles with each failure, up to an hour, for 24 hours"},
 	{"oauth_issuer", "", "the https address connected apps reach this server at (the OAuth issuer); empty: the address of each request"},
 }
 
@@ -285,6 +293,10 @@ func Load(get func(key string) string) (Config, error) {
 	}
 	if c.WebhookAllowPrivate, err = strconv.ParseBool(strings.TrimSpace(get("webhook_allow_private"))); err != nil {
 		return c, bad("webhook_allow_private", "true or false")
+	}
+	c.WebhookCAFile = strings.TrimSpace(get("webhook_ca_file"))
+	if c.WebhookRetryBase, err = time.ParseDuration(strings.TrimSpace(get("webhook_retry_base"))); err != nil || c.WebhookRetryBase <= 0 || c.WebhookRetryBase > 30*time.Second {
+		return c, bad("webhook_retry_base", "a duration from 1ms to 30s, like 5s")
 	}
 	c.OAuthIssuer = strings.TrimRight(strings.TrimSpace(get("oauth_issuer")), "/")
 	c.AnchorKey = get("anchor_key")
