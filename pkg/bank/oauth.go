@@ -142,6 +142,12 @@ func (s *Service) CreateOAuthClient(ctx context.Context, a Actor, in OAuthClient
 	return c, err
 }
 
+// validClientID: a client_id that could be one (text, at most 64 bytes);
+// anything else names no app and never reaches the database.
+func validClientID(id string) bool {
+	return id != "" && len(id) <= 64 && checkText("client_id", id, 64, false) == nil
+}
+
 const selectClient = `SELECT client_id, name, redirect_uris, secret_hash IS NULL AS public, created_at FROM oauth_clients`
 
 type clientRow struct {
@@ -177,6 +183,9 @@ func (s *Service) ListOAuthClients(ctx context.Context, a Actor) ([]OAuthClient,
 //
 // Returns oauth_client_not_found (404).
 func (s *Service) OAuthClientByID(ctx context.Context, clientID string) (OAuthClient, error) {
+	if !validClientID(clientID) {
+		return OAuthClient{}, errClientNotFound
+	}
 	var r clientRow
 	err := s.db.GetContext(ctx, &r, selectClient+` WHERE client_id = $1`, clientID)
 	if notFound(err) {
@@ -189,6 +198,9 @@ func (s *Service) OAuthClientByID(ctx context.Context, clientID string) (OAuthCl
 // client's (compared as SHA-256, in constant time by the database's
 // equality on fixed-size hashes).
 func (s *Service) CheckOAuthClientSecret(ctx context.Context, clientID, secret string) (bool, error) {
+	if !validClientID(clientID) {
+		return false, nil
+	}
 	var ok bool
 	err := s.db.GetContext(ctx, &ok, `SELECT secret_hash = $2 FROM oauth_clients WHERE client_id = $1 AND secret_hash IS NOT NULL`, clientID, hashToken(secret))
 	if notFound(err) {
