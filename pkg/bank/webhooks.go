@@ -392,6 +392,11 @@ func (s *Service) RedeliverWebhook(ctx context.Context, a Actor, id, eventID int
 	return err
 }
 
+// PokeWebhooks wakes this process's dispatcher (never blocks): the hub
+// calls it on every seal announced by any instance, since a transaction
+// that wrote webhook events wrote audit rows too.
+func (s *Service) PokeWebhooks() { s.pokeWebhooks() }
+
 // pokeWebhooks wakes this process's dispatcher (never blocks).
 func (s *Service) pokeWebhooks() {
 	select {
