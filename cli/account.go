@@ -2,7 +2,10 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -71,16 +74,32 @@ func (a *app) fundsCmd(deposit bool, run runner[fundsOptions]) *cobra.Command {
 // runFunds deposits or withdraws (audited as done from the CLI) and prints
 // the ledger row.
 func (a *app) runFunds(ctx context.Context, o *fundsOptions) error {
-	e, err := a.open(ctx, true)
+	tr, err := a.connect(ctx)
 	if err != nil {
 		return err
 	}
-	defer e.close()
-	call, use := e.svc.Deposit, "deposit"
+	defer tr.close()
+	use := "deposit"
 	if !o.Deposit {
-		call, use = e.svc.Withdraw, "withdraw"
+		use = "withdraw"
 	}
-	res, err := call(ctx, bank.CLIActor, o.Number, bank.FundsInput{Amount: o.Amount, Description: o.Description}, o.Key)
+	in := bank.FundsInput{Amount: o.Amount, Description: o.Description}
+	res, err := run(ctx, tr, call[bank.TransferResult]{
+		Local: func(ctx context.Context, svc *bank.Service) (bank.TransferResult, error) {
+			if o.Deposit {
+				return svc.Deposit(ctx, bank.CLIActor, o.Number, in, o.Key)
+			}
+			return svc.Withdraw(ctx, bank.CLIActor, o.Number, in, o.Key)
+		},
+		Method: http.MethodPost, Path: "/api/admin/accounts/" + url.PathEscape(o.Number) + "/" + use, Body: in, Key: o.Key,
+		Decode: func(body []byte, h http.Header) (bank.TransferResult, error) {
+			if ap := waitingApproval(body); ap != nil {
+				return bank.TransferResult{Approval: ap}, nil
+			}
+			res := bank.TransferResult{Posted: postedAnswer(body, h)}
+			return res, json.Unmarshal(body, &res.Transaction)
+		},
+	})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -44,32 +46,48 @@ func (a *app) auditTailCmd(run runner[auditTailOptions]) *cobra.Command {
 }
 
 // runAuditTail prints the newest rows; with follow, then every row sealed
-// after them, in commit order, until interrupted.
+// after them, in commit order, until interrupted. With --server the rows
+// come from the API (follow: over a WebSocket).
 func (a *app) runAuditTail(ctx context.Context, o *auditTailOptions) error {
-	e, err := a.open(ctx, true)
+	t, err := a.connect(ctx)
 	if err != nil {
 		return err
 	}
-	defer e.close()
+	defer t.close()
 	if !o.follow {
-		rows, _, err := e.svc.AuditLogs(ctx, bank.CLIActor, bank.Page{Limit: o.lines})
+		rows, err := run(ctx, t, call[[]bank.AuditRow]{
+			Local: func(ctx context.Context, svc *bank.Service) ([]bank.AuditRow, error) {
+				rows, _, err := svc.AuditLogs(ctx, bank.CLIActor, bank.Page{Limit: o.lines})
+				return rows, err
+			},
+			Method: http.MethodGet, Path: fmt.Sprintf("/api/admin/audit-logs?limit=%d", o.lines), Field: "audit_logs",
+		})
 		if err != nil {
 			return err
 		}
-		for i, j := 0, len(rows)-1; i < j; i, j = i+1, j-1 {
-			rows[i], rows[j] = rows[j], rows[i]
-		}
+		slices.Reverse(rows)
 		return a.printAudit(rows, true)
 	}
-	rows, last, err := e.svc.AuditTail(ctx, bank.CLIActor, o.lines)
-	if err != nil {
+	header := true
+	print := func(rows []bank.AuditRow) error {
+		err := a.printAudit(rows, header)
+		header = false
 		return err
 	}
-	if err := a.printAudit(rows, true); err != nil {
-		return err
+	if t.Remote() {
+		err = t.remote.follow(ctx, fmt.Sprintf("/api/admin/audit-logs/follow?n=%d", o.lines), print)
+	} else {
+		e := t.env
+		var rows []bank.AuditRow
+		var last int64
+		if rows, last, err = e.svc.AuditTail(ctx, bank.CLIActor, o.lines); err != nil {
+			return err
+		}
+		if err := print(rows); err != nil {
+			return err
+		}
+		err = e.svc.AuditFollow(ctx, bank.CLIActor, bank.FollowOptions{DSN: e.listenDSN, AfterSeq: last, Poll: e.cfg.SealInterval, Log: e.log}, print)
 	}
-	err = e.svc.AuditFollow(ctx, bank.CLIActor, bank.FollowOptions{DSN: e.listenDSN, AfterSeq: last, Poll: e.cfg.SealInterval, Log: e.log},
-		func(more []bank.AuditRow) error { return a.printAudit(more, false) })
 	if ctx.Err() != nil {
 		return nil
 	}

@@ -22,7 +22,19 @@ import (
 	"meridian/pkg/testdb"
 )
 
-func TestMain(m *testing.M) { testdb.Main(m) }
+func TestMain(m *testing.M) {
+	// No saved `meridian login` of the machine's user, nor a server in the
+	// environment, may send a test's commands elsewhere.
+	dir, err := os.MkdirTemp("", "meridian-cli-config")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv("XDG_CONFIG_HOME", dir)
+	os.Unsetenv("MERIDIAN_SERVER")
+	os.Unsetenv("MERIDIAN_TOKEN")
+	testdb.Main(m)
+}
 
 // syncBuffer is a buffer safe to read while a command writes to it.
 type syncBuffer struct {

@@ -27,9 +27,6 @@ var sometimes = map[string]string{
 	"meridian_replica_lag_bytes":       "exported only with database_read_urls (server/metrics.go)",
 	"meridian_replica_fallbacks_total": "exported only with database_read_urls (server/metrics.go)",
 	"meridian_replica_waits_total":     "exported only with database_read_urls (server/metrics.go)",
-	// Not yet: webhooks arrive later (contract §9). The rule and the panel
-	// stay empty until then.
-	"meridian_webhook_deliveries_total": "webhooks are not built yet",
 }
 
 // TestDeployMonitoring checks deploy/prometheus and deploy/grafana against

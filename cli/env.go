@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -173,13 +174,39 @@ func (a *app) openEnv(ctx context.Context, migrate, serve bool, serveOpts ...db.
 		e.close()
 		return nil, err
 	}
+	roots, err := webhookRoots(cfg.WebhookCAFile)
+	if err != nil {
+		e.close()
+		return nil, err
+	}
 	e.svc = bank.New(e.db, tokens, bank.Settings{RequestsTTL: cfg.RequestsTTL, MaxAmount: cfg.MaxAmount, LookupPerMinute: cfg.LookupPerMinute,
 		MaxPasswordChecks: cfg.MaxPasswordChecks, DisableCustomerFunding: !cfg.CustomerFunding, RequireTwoFactorForAdmins: cfg.RequireTwoFactorForAdmins,
 		DailyTransferLimit: cfg.DailyTransferLimit, TransferBatch: cfg.TransferBatch, TransferBatchWorkers: cfg.TransferBatchWorkers,
 		Logger: e.log, AnchorKey: cfg.AnchorKey, LockAfter: cfg.LockAfter, ScheduledMaxActive: cfg.ScheduledMaxActive,
-		ApprovalThreshold: cfg.ApprovalThreshold, FXSpreadBps: cfg.FXSpreadBps, Owner: e.ownerDB})
+		ApprovalThreshold: cfg.ApprovalThreshold, FXSpreadBps: cfg.FXSpreadBps, Owner: e.ownerDB,
+		WebhookAllowPrivate: cfg.WebhookAllowPrivate, WebhookRootCAs: roots, WebhookRetryBase: cfg.WebhookRetryBase})
 	e.svc.SetReadRouter(e.reads)
 	return e, nil
+}
+
+// webhookRoots is the system's certificate authorities plus those of
+// webhook_ca_file (nil, the system's alone, when it is empty).
+func webhookRoots(file string) (*x509.CertPool, error) {
+	if file == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("webhook_ca_file: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("webhook_ca_file %s holds no PEM certificate", file)
+	}
+	return pool, nil
 }
 
 // withOwner runs fn on a pool signed in as the schema's owner.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/spf13/cobra"
 
@@ -35,12 +36,17 @@ func (a *app) roleAssignCmd(run runner[roleAssignOptions]) *cobra.Command {
 
 // runRoleAssign gives the user the role and prints them.
 func (a *app) runRoleAssign(ctx context.Context, o *roleAssignOptions) error {
-	e, u, err := a.openUser(ctx, o.ref)
+	t, u, err := a.connectUser(ctx, o.ref)
 	if err != nil {
 		return err
 	}
-	defer e.close()
-	row, err := e.svc.AssignRole(ctx, bank.CLIActor, u.ID, []string{o.role})
+	defer t.close()
+	row, err := run(ctx, t, call[bank.AdminUserRow]{
+		Local: func(ctx context.Context, svc *bank.Service) (bank.AdminUserRow, error) {
+			return svc.AssignRole(ctx, bank.CLIActor, u.ID, []string{o.role})
+		},
+		Method: http.MethodPost, Path: "/api/admin/assign-roles", Body: map[string]any{"user_id": u.ID, "roles": []string{o.role}}, Field: "user",
+	})
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,8 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	output string // table or json
+	json   bool   // --json: the same as --output json
+	server string // --server: run the administrative commands through this server's API
 }
 
 // Execute runs the command line until it ends or SIGINT/SIGTERM arrives,
@@ -94,17 +96,23 @@ func (a *app) rootCmd() *cobra.Command {
 	pf := root.PersistentFlags()
 	pf.String("config", "", "configuration file (default: ./meridian.yaml, .yml or .json if present)")
 	pf.StringVarP(&a.output, "output", "o", "table", "output format: table or json")
+	pf.BoolVar(&a.json, "json", false, "print JSON (the same as --output json)")
+	pf.StringVar(&a.server, "server", "", "run the administrative commands through this Meridian server's API (env MERIDIAN_SERVER; see meridian login)")
 	for _, k := range config.Keys {
 		pf.String(strings.ReplaceAll(k.Name, "_", "-"), k.Default, k.Usage)
 	}
 	root.AddCommand(a.serveCmd(nil), a.migrateCmd(), a.userCmd(), a.roleCmd(), a.accountCmd(), a.auditLogCmd(), a.ledgerCmd(),
 		a.fxCmd(), a.transactionCmd(), a.approvalsCmd(), a.interestCmd(), a.accountTypeCmd(), a.seedCmd(nil), a.statementCmd(nil),
-		a.backupCmd(), a.restoreCmd(nil), a.doctorCmd(nil), a.versionCmd(nil), a.benchCmd(nil))
+		a.backupCmd(), a.restoreCmd(nil), a.doctorCmd(nil), a.versionCmd(nil), a.benchCmd(nil),
+		a.loginCmd(nil), a.logoutCmd(nil), a.oauthClientCmd())
 	return root
 }
 
 // checkOutput refuses an --output other than table or json (exit 2).
 func (a *app) checkOutput() error {
+	if a.json {
+		a.output = "json"
+	}
 	if a.output != "table" && a.output != "json" {
 		return usageError{fmt.Errorf("--output must be table or json, not %q", a.output)}
 	}

@@ -111,6 +111,9 @@ func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 	// account whatever the instances (interest.go).
 	bg.Add(1)
 	go func() { defer bg.Done(); e.svc.RunInterestEvery(bgctx, bank.InterestEvery, e.log) }()
+	// Webhooks, from their sealed feed, never inside a money transaction.
+	bg.Add(1)
+	go func() { defer bg.Done(); e.svc.RunWebhooks(bgctx, time.Second, e.log) }()
 	// Signed checkpoints of the audit chain's head, outside the database.
 	bg.Add(1)
 	go func() { defer bg.Done(); e.svc.RunAnchors(bgctx, e.cfg.AnchorInterval, e.cfg.AnchorDir, e.log) }()
@@ -129,7 +132,7 @@ func (a *app) runServe(ctx context.Context, _ *serveOptions) error {
 	}
 	srv := server.New(e.svc, hub, server.Options{Logger: e.log, Version: Version, RequestTimeout: e.cfg.RequestTimeout,
 		TrustedProxies: e.cfg.TrustedProxies, AllowedOrigins: e.cfg.AllowedOrigins, WSMaxPerUser: e.cfg.WSMaxPerUser, AnchorDir: e.cfg.AnchorDir,
-		WSQueryToken: e.cfg.WSQueryToken, Tracer: tr.Tracer()})
+		WSQueryToken: e.cfg.WSQueryToken, Tracer: tr.Tracer(), OAuthIssuer: e.cfg.OAuthIssuer})
 	if tr.On() {
 		e.log.Info("tracing: spans go to otel_endpoint", "otel_endpoint", e.cfg.OtelEndpoint, "otel_sample_ratio", e.cfg.OtelSampleRatio)
 	}

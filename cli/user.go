@@ -16,19 +16,20 @@ func (a *app) userCmd() *cobra.Command {
 		a.userTwoFactorResetCmd(nil), a.userLimitCmd(nil))
 }
 
-// openUser opens the database and finds the user ref names (an email or an
-// id), for the commands that act on one user. The caller closes the env.
-func (a *app) openUser(ctx context.Context, ref string) (*env, bank.User, error) {
-	e, err := a.open(ctx, true)
+// connectUser connects (the database or the server, transport.go) and
+// finds the user ref names (an email or an id), for the commands that act
+// on one user. The caller closes the transport.
+func (a *app) connectUser(ctx context.Context, ref string) (*transport, bank.User, error) {
+	t, err := a.connect(ctx)
 	if err != nil {
 		return nil, bank.User{}, err
 	}
-	u, err := e.svc.FindUser(ctx, ref)
+	u, err := findUser(ctx, t, ref)
 	if err != nil {
-		e.close()
+		t.close()
 		return nil, bank.User{}, err
 	}
-	return e, u, nil
+	return t, u, nil
 }
 
 // printUsers prints users as every user and role command does: a table, or

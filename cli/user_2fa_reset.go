@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -31,11 +32,18 @@ func (a *app) userTwoFactorResetCmd(run runner[userTwoFactorResetOptions]) *cobr
 
 // runUserTwoFactorReset turns the user's two-factor sign-in off and prints them.
 func (a *app) runUserTwoFactorReset(ctx context.Context, o *userTwoFactorResetOptions) error {
-	e, u, err := a.openUser(ctx, o.ref)
+	if a.server != "" {
+		return usageError{fmt.Errorf("user 2fa-reset runs on the server's own machine, against the database; it has no --server")}
+	}
+	e, err := a.open(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer e.close()
+	u, err := e.svc.FindUser(ctx, o.ref)
+	if err != nil {
+		return err
+	}
 	if err := e.svc.ResetTwoFactor(ctx, bank.CLIActor, u.ID); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -55,12 +56,17 @@ func (a *app) userLimitCmd(run runner[userLimitOptions]) *cobra.Command {
 
 // runUserLimit sets the limit (audited as done from the CLI) and prints it.
 func (a *app) runUserLimit(ctx context.Context, o *userLimitOptions) error {
-	e, u, err := a.openUser(ctx, o.ref)
+	t, u, err := a.connectUser(ctx, o.ref)
 	if err != nil {
 		return err
 	}
-	defer e.close()
-	l, err := e.svc.SetDailyLimit(ctx, bank.CLIActor, u.ID, o.limit)
+	defer t.close()
+	l, err := run(ctx, t, call[bank.UserLimit]{
+		Local: func(ctx context.Context, svc *bank.Service) (bank.UserLimit, error) {
+			return svc.SetDailyLimit(ctx, bank.CLIActor, u.ID, o.limit)
+		},
+		Method: http.MethodPut, Path: fmt.Sprintf("/api/admin/users/%d/limits", u.ID), Body: map[string]*money.Amount{"daily_transfer_limit": o.limit},
+	})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/spf13/cobra"
 
@@ -26,12 +27,17 @@ func (a *app) userListCmd(run runner[userListOptions]) *cobra.Command {
 
 // runUserList prints every user, newest first.
 func (a *app) runUserList(ctx context.Context, _ *userListOptions) error {
-	e, err := a.open(ctx, true)
+	t, err := a.connect(ctx)
 	if err != nil {
 		return err
 	}
-	defer e.close()
-	users, err := e.svc.ListUsers(ctx, bank.CLIActor)
+	defer t.close()
+	users, err := run(ctx, t, call[[]bank.AdminUserRow]{
+		Local: func(ctx context.Context, svc *bank.Service) ([]bank.AdminUserRow, error) {
+			return svc.ListUsers(ctx, bank.CLIActor)
+		},
+		Method: http.MethodGet, Path: "/api/admin/users",
+	})
 	if err != nil {
 		return err
 	}

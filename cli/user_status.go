@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -32,12 +34,17 @@ func (a *app) userStatusCmd(name string, active bool, run runner[userStatusOptio
 
 // runUserStatus activates or deactivates the user and prints them.
 func (a *app) runUserStatus(ctx context.Context, o *userStatusOptions) error {
-	e, u, err := a.openUser(ctx, o.ref)
+	t, u, err := a.connectUser(ctx, o.ref)
 	if err != nil {
 		return err
 	}
-	defer e.close()
-	row, err := e.svc.SetUserActive(ctx, bank.CLIActor, u.ID, o.active)
+	defer t.close()
+	row, err := run(ctx, t, call[bank.AdminUserRow]{
+		Local: func(ctx context.Context, svc *bank.Service) (bank.AdminUserRow, error) {
+			return svc.SetUserActive(ctx, bank.CLIActor, u.ID, o.active)
+		},
+		Method: http.MethodPut, Path: fmt.Sprintf("/api/admin/users/%d/status", u.ID), Body: map[string]bool{"is_active": o.active},
+	})
 	if err != nil {
 		return err
 	}

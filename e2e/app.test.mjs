@@ -1,11 +1,12 @@
 // End-to-end: the real bin/meridian (embedded PostgreSQL, fresh data dir) and
 // the embedded web app in Debian's Chromium. Run with `npm run e2e`.
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { newCustomer, openAccount, openTypedAccount, signInApi, unique } from './lib/api.mjs';
+import { api, newCustomer, openAccount, openTypedAccount, signInApi, unique } from './lib/api.mjs';
 import { byTestId, openBrowser } from './lib/browser.mjs';
 import { ROOT, startServer } from './lib/server.mjs';
 import { selectContaining } from './screens/walk.mjs';
@@ -666,6 +667,97 @@ describe('Meridian web app against bin/meridian', () => {
       const pdf = await downloading;
       assert.match(pdf.suggestedFilename(), /\.pdf$/);
       assert.equal(readFileSync(await pdf.path()).subarray(0, 4).toString('latin1'), '%PDF');
+    });
+  });
+
+  test('access tokens: create one in Security, a program reads with it for its scope only; revoke it and it stops', async () => {
+    const c = await newCustomer(server.baseURL, 'Toby Token');
+    await openAccount(c, 50);
+    await scenario('access tokens', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, c);
+      await page.locator(byTestId('shell')).waitFor();
+      await page.locator(byTestId('profile-button')).click();
+      await page.locator(byTestId('menu-security')).click();
+      await waitForPath(page, '/security');
+      await page.locator(byTestId('access-tokens-empty')).waitFor();
+
+      await page.locator(byTestId('access-token-create')).click();
+      await page.locator(byTestId('access-token-name')).fill('Budget script');
+      await page.locator(byTestId('access-token-scope-accounts:read')).click();
+      await page.locator(byTestId('access-token-password')).fill(c.password);
+      await page.locator(byTestId('access-token-submit')).click();
+      const token = (await page.locator(byTestId('access-token-text')).textContent())?.trim();
+      assert.match(token ?? '', /^mrd_pat_/);
+
+      const call = (p) => fetch(`${server.baseURL}/api${p}`, { headers: { Authorization: `Bearer ${token}` } });
+      assert.equal((await call('/user/accounts')).status, 200);
+      const refused = await call('/user/transactions/history');
+      assert.equal(refused.status, 403);
+      assert.equal((await refused.json()).code, 'insufficient_scope');
+
+      await page.locator(byTestId('access-token-done')).click();
+      await page.locator('[data-testid^="access-token-revoke-"]').first().click();
+      await expectToast(page, 'Access token "Budget script" revoked');
+      await page.locator(byTestId('access-tokens-empty')).waitFor();
+      assert.equal((await call('/user/accounts')).status, 401);
+    });
+  });
+
+  test('a connected app: the consent page names it and its scopes, one account picked, the app reads only it; Disconnect ends it', async () => {
+    const adminToken = (await api(server.baseURL).post('/auth/login', ADMIN)).token;
+    const redirect = `${server.baseURL}/budget-callback`;
+    const app = await api(server.baseURL, adminToken).post('/admin/oauth-clients', { name: 'Budget Buddy', redirect_uris: [redirect], public: true });
+    const c = await newCustomer(server.baseURL, 'Cora Consent');
+    const picked = await openAccount(c, 80);
+    const other = await openAccount(c, 20);
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const authorize = new URL(`${server.baseURL}/oauth/authorize`);
+    for (const [k, v] of Object.entries({ response_type: 'code', client_id: app.client_id, redirect_uri: redirect, scope: 'accounts:read transactions:read',
+      state: 'st-42', code_challenge: challenge, code_challenge_method: 'S256' })) {
+      authorize.searchParams.set(k, v);
+    }
+
+    await scenario('connected app', async (page) => {
+      await page.goto(`${server.baseURL}/auth`);
+      await signIn(page, c);
+      await page.locator(byTestId('shell')).waitFor();
+      // The app sends the customer to Meridian, which shows its consent page.
+      await page.goto(authorize.href);
+      await page.waitForFunction(() => location.pathname === '/consent', undefined, { timeout: 15_000 });
+      assert.match((await page.locator(byTestId('consent-app')).textContent()) ?? '', /Budget Buddy wants to connect/);
+      assert.equal((await page.locator(byTestId('consent-scope-accounts:read')).textContent())?.trim(), '• See your accounts and their balances');
+      await page.locator(byTestId('consent-scope-transactions:read')).waitFor();
+      await page.locator(byTestId(`consent-account-${picked.account_number}`)).click();
+      await page.locator(byTestId('consent-allow')).click();
+      await page.waitForFunction((r) => location.href.startsWith(r), redirect, { timeout: 15_000 });
+      const back = new URL(page.url());
+      assert.equal(back.searchParams.get('state'), 'st-42');
+      const code = back.searchParams.get('code');
+      assert.ok(code, 'the app gets a code');
+
+      // The app exchanges it (PKCE) and reads: only the account picked.
+      const res = await fetch(`${server.baseURL}/oauth/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirect, client_id: app.client_id, code_verifier: verifier }),
+      });
+      assert.equal(res.status, 200);
+      const { access_token: token } = await res.json();
+      const accounts = await (await fetch(`${server.baseURL}/api/user/accounts`, { headers: { Authorization: `Bearer ${token}` } })).json();
+      assert.deepEqual(accounts.map((a) => a.account_number), [picked.account_number]);
+      const hidden = await fetch(`${server.baseURL}/api/user/transactions/history?account_id=${other.account_number}`, { headers: { Authorization: `Bearer ${token}` } });
+      assert.equal(hidden.status, 404);
+
+      // Security lists it; Disconnect ends every token of it.
+      await page.goto(`${server.baseURL}/security`);
+      const row = page.locator('[data-testid^="connected-app-"]', { hasText: 'Budget Buddy' }).first();
+      await row.waitFor();
+      await page.locator('[data-testid^="connected-app-disconnect-"]').first().click();
+      await expectToast(page, 'Budget Buddy is disconnected');
+      await page.locator(byTestId('connected-apps-empty')).waitFor();
+      assert.equal((await fetch(`${server.baseURL}/api/user/accounts`, { headers: { Authorization: `Bearer ${token}` } })).status, 401);
     });
   });
 

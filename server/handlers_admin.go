@@ -90,3 +90,11 @@ func (s *Server) allAccounts(c fiber.Ctx) error {
 	}
 	return c.JSON(rows)
 }
+
+func (s *Server) findUser(c fiber.Ctx) error {
+	u, err := s.svc.LookupUser(c.Context(), actor(c), c.Query("user"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(u)
+}

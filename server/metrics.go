@@ -54,7 +54,7 @@ func newMetrics(svc *bank.Service) *Metrics {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "meridian_ws_dropped_total", Help: "WebSocket clients dropped for being too slow."},
 			func() float64 { return float64(m.drops.Load()) }))
 	if svc != nil {
-		m.reg.MustRegister(poolsCollector{svc}, replicasCollector{svc}, schedulerCollector{svc}, postingCollector{svc}, sealerCollector{svc})
+		m.reg.MustRegister(poolsCollector{svc}, replicasCollector{svc}, schedulerCollector{svc}, postingCollector{svc}, sealerCollector{svc}, webhookCollector{svc})
 	}
 	m.handler = adaptor.HTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
 	return m
@@ -218,6 +218,26 @@ func (sealerCollector) Describe(ch chan<- *prometheus.Desc) { ch <- sealerForeig
 
 func (c sealerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(sealerForeignLinks, prometheus.CounterValue, float64(c.svc.SealerForeignLinks()))
+}
+
+var webhookDeliveries = prometheus.NewDesc("meridian_webhook_deliveries_total",
+	"Webhook delivery attempts by this process, by outcome: delivered (a 2xx) or failed.", []string{"outcome"}, nil)
+var webhooksMarkedFailing = prometheus.NewDesc("meridian_webhooks_marked_failing_total",
+	"Webhook endpoints this process marked failing after 24 hours of failed deliveries.", nil, nil)
+
+// webhookCollector reports the webhook dispatcher's figures (pkg/bank webhooks.go).
+type webhookCollector struct{ svc *bank.Service }
+
+func (webhookCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- webhookDeliveries
+	ch <- webhooksMarkedFailing
+}
+
+func (c webhookCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.svc.WebhookStats()
+	ch <- prometheus.MustNewConstMetric(webhookDeliveries, prometheus.CounterValue, float64(st.Delivered), "delivered")
+	ch <- prometheus.MustNewConstMetric(webhookDeliveries, prometheus.CounterValue, float64(st.Failed), "failed")
+	ch <- prometheus.MustNewConstMetric(webhooksMarkedFailing, prometheus.CounterValue, float64(st.MarkedFailing))
 }
 
 // Metrics returns the server's figures, for other parts to add theirs.

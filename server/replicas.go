@@ -54,7 +54,7 @@ func (s *Server) commitPosition(c fiber.Ctx) error {
 
 // readPosition sets the position the signed-in user's reads must see: the
 // one the client sent in HeaderCommitLSN, and the user's last write on this
-// instance. It runs after authentication only (authenticateAs): a request
+// instance. It runs after authentication only (auth, server.go): a request
 // without a valid token answers 401 whatever its header, and the health
 // checks, which take no token, never read it. A header that is no WAL
 // position answers 400 invalid_input; a position the primary has not

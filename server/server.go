@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,6 +37,9 @@ type Options struct {
 	WSMaxPerUser int
 	// RequestTimeout is every request's deadline (request_timeout; 0: 10 s).
 	RequestTimeout time.Duration
+	// OAuthIssuer is config oauth_issuer: the https address connected apps
+	// reach this server at (empty: each request's own).
+	OAuthIssuer string
 	// AnchorDir is where this instance writes the audit chain's
 	// checkpoints (anchor_dir): GET /api/admin/audit-logs/verify checks the
 	// chain against them.
@@ -73,6 +77,11 @@ type Server struct {
 	// instance still answers (shutdown_delay), so balancers drain it.
 	stopping atomic.Bool
 	tracer   trace.Tracer // nil: no tracing
+	// shutdown closes when Shutdown begins; followers counts the open
+	// audit follows (handlers_auditfollow.go), which Shutdown waits for.
+	shutdown  chan struct{}
+	stopOnce  sync.Once
+	followers sync.WaitGroup
 }
 
 const (
@@ -92,7 +101,7 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = DefaultRequestTimeout
 	}
-	s := &Server{svc: svc, hub: hub, log: o.Logger, version: o.Version, wsPingEvery: wsPingEvery,
+	s := &Server{svc: svc, hub: hub, shutdown: make(chan struct{}), log: o.Logger, version: o.Version, wsPingEvery: wsPingEvery,
 		trustedProxies: o.TrustedProxies, wsMaxPerUser: o.WSMaxPerUser, wsQueryToken: o.WSQueryToken, timeout: o.RequestTimeout, anchorDir: o.AnchorDir}
 	for _, origin := range o.AllowedOrigins {
 		s.allowedOrigins = append(s.allowedOrigins, strings.ToLower(strings.TrimRight(strings.TrimSpace(origin), "/")))
@@ -116,6 +125,7 @@ func New(svc *bank.Service, hub *Hub, o Options) *Server {
 		s.app.Use(s.traceRequest) // first: its span covers everything else
 	}
 	s.app.Use(s.requestMeta, s.recoverPanics, securityHeaders, s.withDeadline, s.commitPosition)
+	s.mountOAuth(o.OAuthIssuer)
 	s.routes()
 	s.unknownMethods()
 	if s.tracer != nil {
@@ -142,7 +152,9 @@ func (s *Server) Stopping() { s.stopping.Store(true) }
 // code 1001 (going away) and waits for each to be closed. The caller closes
 // the database only after it returns. ctx bounds the whole wait.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopOnce.Do(func() { close(s.shutdown) })
 	err := s.app.ShutdownWithContext(ctx)
+	s.followers.Wait()
 	if s.hub != nil {
 		s.hub.drain(ctx)
 		s.hub.CloseAll()
@@ -218,36 +230,78 @@ func securityHeaders(c fiber.Ctx) error {
 	return c.Next()
 }
 
-// authenticate requires a valid bearer token and stores the actor; with
-// require_2fa_for_admins, an administrator without two-factor sign-in is
-// refused (403 two_factor_required).
-func (s *Server) authenticate(c fiber.Ctx) error { return s.authenticateAs(c, true) }
+// access is what a route lets in besides a sign-in session (contract §9).
+// Every authenticated route names its access where it is registered
+// (routes.go); TestScopeTable tries every route with a token of each scope.
+type access struct {
+	// scope is what a personal access token or a connected app's token
+	// needs; "" lets no such token in (its tokens, two-factor sign-in,
+	// sessions, the password, and whatever no scope names).
+	scope string
+	// apps lets a connected app's token in too (with scope): the route's
+	// service narrows what it does to the accounts the app was given.
+	apps bool
+	// anyToken lets any token in, whatever its scopes: who am I, sign out.
+	anyToken bool
+	// setup lets an administrator without two-factor sign-in in while
+	// require_2fa_for_admins is on (who am I, sign out, turning it on).
+	setup bool
+}
 
-// authenticateForSetup is authenticate for the calls an administrator
-// without two-factor sign-in may still reach: who am I, sign out, and
-// turning two-factor sign-in on.
-func (s *Server) authenticateForSetup(c fiber.Ctx) error { return s.authenticateAs(c, false) }
+// Accesses routes use.
+var (
+	sessionOnly      = access{}
+	setupOnly        = access{setup: true}
+	anyTokenSetup    = access{anyToken: true, setup: true}
+	adminRead        = access{scope: bank.ScopeAdminRead}
+	adminWrite       = access{scope: bank.ScopeAdminWrite}
+	accountsRead     = access{scope: bank.ScopeAccountsRead}
+	transactionsRead = access{scope: bank.ScopeTransactionsRead}
+	transfersWrite   = access{scope: bank.ScopeTransfersWrite}
+	appAccountsRead  = access{scope: bank.ScopeAccountsRead, apps: true}
+	appHistoryRead   = access{scope: bank.ScopeTransactionsRead, apps: true}
+	appTransfers     = access{scope: bank.ScopeTransfersWrite, apps: true}
+	anyRate          = access{anyToken: true, apps: true}
+)
 
-func (s *Server) authenticateAs(c fiber.Ctx, policy bool) error {
+// auth requires a valid bearer token that acc lets in, and stores the
+// actor. With require_2fa_for_admins, an administrator without two-factor
+// sign-in is refused (403 two_factor_required) unless acc is a setup call.
+func (s *Server) auth(acc access) fiber.Handler {
+	return func(c fiber.Ctx) error {
+		a, err := s.bearer(c)
+		if err != nil {
+			return err
+		}
+		if a.Scoped() && !acc.anyToken {
+			if a.Kind == bank.KindOAuth && !acc.apps {
+				return bank.ErrInsufficientScope
+			}
+			if err := a.RequireScope(acc.scope); err != nil {
+				return err
+			}
+		}
+		if !acc.setup {
+			if err := s.svc.CheckTwoFactorPolicy(a); err != nil {
+				return err
+			}
+		}
+		c.Locals(localActor, a)
+		if err := s.readPosition(c, a); err != nil {
+			return err
+		}
+		return c.Next()
+	}
+}
+
+// bearer authenticates the request's Authorization: Bearer token.
+func (s *Server) bearer(c fiber.Ctx) (bank.Actor, error) {
 	h := c.Get(fiber.HeaderAuthorization)
 	scheme, token, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-		return errs.E(errs.Unauthorized, "unauthenticated", "Sign in to continue: send Authorization: Bearer <token>")
+		return bank.Actor{}, errs.E(errs.Unauthorized, "unauthenticated", "Sign in to continue: send Authorization: Bearer <token>")
 	}
-	a, err := s.svc.Authenticate(c.Context(), strings.TrimSpace(token))
-	if err != nil {
-		return err
-	}
-	if policy {
-		if err := s.svc.CheckTwoFactorPolicy(a); err != nil {
-			return err
-		}
-	}
-	c.Locals(localActor, a)
-	if err := s.readPosition(c, a); err != nil {
-		return err
-	}
-	return c.Next()
+	return s.svc.Authenticate(c.Context(), strings.TrimSpace(token))
 }
 
 func actor(c fiber.Ctx) bank.Actor {

@@ -223,6 +223,8 @@ func (h *Hub) Listen(ctx context.Context, dsn string) error {
 				h.svc.ForgetSession(n.Extra)
 				h.revoke(n.Extra)
 			default:
+				// A seal anywhere: what committed may hold webhook events.
+				h.svc.PokeWebhooks()
 				if s, ok := bank.ParseSealed(n.Extra); !ok || s.NotificationSeq > h.lastSeq {
 					h.catchUp(ctx)
 				}

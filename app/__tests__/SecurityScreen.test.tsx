@@ -39,6 +39,8 @@ function server(extra: Parameters<typeof mockFetch>[0] = {}, enabled = false) {
   return mockFetch({
     'GET /api/auth/2fa': () => jsonResponse(200, { enabled, backup_codes_left: enabled ? 8 : 0 }),
     'GET /api/auth/sessions': () => jsonResponse(200, sessions),
+    'GET /api/auth/tokens': () => jsonResponse(200, []),
+    'GET /api/auth/connected-apps': () => jsonResponse(200, []),
     ...extra,
   });
 }
@@ -71,6 +73,67 @@ function expectQrOf(value: string) {
   const qr = (screen as unknown as { UNSAFE_getByType?: (t: unknown) => { props: { value: string } } }).UNSAFE_getByType;
   if (qr) expect(qr(QRCode).props.value).toBe(value);
 }
+
+describe('access tokens', () => {
+  it('creates one for the scopes picked, shows its text once, and revokes one', async () => {
+    let rows = [{ id: 4, name: 'Old script', scopes: ['accounts:read'], created_at: '2026-05-01T08:00:00Z', expires_at: '2026-08-01T08:00:00Z', last_used_at: '2026-05-02T08:00:00Z' }];
+    const { calls } = server({
+      'GET /api/auth/tokens': () => jsonResponse(200, rows),
+      'POST /api/auth/tokens': (body) => {
+        const b = body as { name: string; scopes: string[] };
+        rows = [{ id: 9, name: b.name, scopes: b.scopes, created_at: '2026-05-06T08:00:00Z', expires_at: '2026-06-05T08:00:00Z', last_used_at: '2026-05-06T08:00:00Z' }, ...rows];
+        return jsonResponse(201, { id: 9, name: b.name, scopes: b.scopes, token: 'mrd_pat_secret123', expires_at: '2026-06-05T08:00:00Z' });
+      },
+      'DELETE /api/auth/tokens/4': () => {
+        rows = rows.filter((r) => r.id !== 4);
+        return jsonResponse(204);
+      },
+    });
+    renderSecurity();
+    expect(await screen.findByTestId('access-token-4')).toHaveTextContent(/Old script/);
+    fireEvent.press(screen.getByTestId('access-token-create'));
+    fireEvent.press(await screen.findByTestId('access-token-submit'));
+    expect(await screen.findByText('Name the token')).toBeTruthy();
+    expect(screen.getByText('Pick at least one scope')).toBeTruthy();
+    expect(calls.some((c) => c.method === 'POST' && c.path === '/api/auth/tokens')).toBe(false);
+    fireEvent.changeText(screen.getByTestId('access-token-name'), 'Budget script');
+    fireEvent.press(screen.getByTestId('access-token-scope-transactions:read'));
+    fireEvent.changeText(screen.getByTestId('access-token-password'), 'alice12345');
+    fireEvent.press(screen.getByTestId('access-token-submit'));
+    expect(await screen.findByTestId('access-token-text')).toHaveTextContent('mrd_pat_secret123');
+    expect(calls.find((c) => c.method === 'POST' && c.path === '/api/auth/tokens')?.body).toEqual({
+      name: 'Budget script',
+      scopes: ['transactions:read'],
+      expires_in_days: 30,
+      password: 'alice12345',
+    });
+    expect(await screen.findByTestId('access-token-9')).toHaveTextContent(/Budget script/);
+    fireEvent.press(screen.getByTestId('access-token-done'));
+    expect(screen.queryByTestId('access-token-text')).toBeNull();
+    fireEvent.press(screen.getByTestId('access-token-revoke-4'));
+    expect(await screen.findByText('Access token "Old script" revoked')).toBeTruthy();
+    await waitFor(() => expect(screen.queryByTestId('access-token-4')).toBeNull());
+  });
+
+  it('lists connected apps and disconnects one', async () => {
+    let apps = [{ id: 2, client_id: 'mrd_app_x', client_name: 'Budget Buddy', scopes: [{ scope: 'accounts:read', description: 'See your accounts and their balances' }], accounts: ['100200300'], created_at: '2026-05-01T08:00:00Z' }];
+    const { calls } = server({
+      'GET /api/auth/connected-apps': () => jsonResponse(200, apps),
+      'DELETE /api/auth/connected-apps/2': () => {
+        apps = [];
+        return jsonResponse(204);
+      },
+    });
+    renderSecurity();
+    const row = await screen.findByTestId('connected-app-2');
+    expect(within(row).getByText('Budget Buddy')).toBeTruthy();
+    expect(within(row).getByText('See your accounts and their balances')).toBeTruthy();
+    fireEvent.press(screen.getByTestId('connected-app-disconnect-2'));
+    expect(await screen.findByText('Budget Buddy is disconnected')).toBeTruthy();
+    await waitFor(() => expect(screen.queryByTestId('connected-app-2')).toBeNull());
+    expect(calls.some((c) => c.method === 'DELETE' && c.path === '/api/auth/connected-apps/2')).toBe(true);
+  });
+});
 
 describe('two-factor sign-in', () => {
   it('shows it off, with a way to set it up', async () => {

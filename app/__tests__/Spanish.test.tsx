@@ -12,13 +12,14 @@ import ApprovalsScreen from '../screens/ApprovalsScreen';
 import AuthScreen from '../screens/AuthScreen';
 import ExchangeScreen from '../screens/ExchangeScreen';
 import RatesScreen from '../screens/RatesScreen';
+import SecurityScreen from '../screens/SecurityScreen';
 import SettingsScreen from '../screens/SettingsScreen';
 import UserDashboardScreen from '../screens/UserDashboardScreen';
 import TransferFundsScreen from '../screens/TransferFundsScreen';
 import { sessionStore } from '../state/session';
 import { toast } from '../state/toast';
 import { accounts, adminUser, approval, customer, renderScreen, requests, transactions } from './screenHarness';
-import { chooseOption, optionLabels, waitFor } from './rtl';
+import { chooseOption, optionLabels, waitFor, within } from './rtl';
 import { jsonResponse, mockFetch } from './testUtils';
 
 const realFetch = global.fetch;
@@ -126,5 +127,39 @@ it('Approvals and Rates are all Spanish', async () => {
   renderScreen(RatesScreen);
   expect(await screen.findByText('1 EUR = 1,0842 USD')).toBeTruthy();
   expect(await screen.findByText('2,00 % anual')).toBeTruthy();
+  expect(englishLeft()).toEqual([]);
+});
+
+it('Security: the access tokens (create form open) and connected apps are all Spanish, scopes included', async () => {
+  await sessionStore.signIn('tok', customer);
+  mockFetch({
+    'GET /api/auth/2fa': () => jsonResponse(200, { enabled: false, backup_codes_left: 0 }),
+    'GET /api/auth/sessions': () => jsonResponse(200, []),
+    'GET /api/auth/tokens': () =>
+      jsonResponse(200, [{ id: 4, name: 'Old script', scopes: ['accounts:read'], created_at: '2026-05-01T08:00:00Z', expires_at: '2026-08-01T08:00:00Z', last_used_at: '2026-05-02T08:00:00Z' }]),
+    // The server describes scopes in English; the app shows its own Spanish for the scopes it knows.
+    'GET /api/auth/connected-apps': () =>
+      jsonResponse(200, [
+        { id: 2, client_id: 'mrd_app_x', client_name: 'Budget Buddy', scopes: [{ scope: 'accounts:read', description: 'See your accounts and their balances' }], accounts: [], created_at: '2026-05-01T08:00:00Z' },
+      ]),
+  });
+  renderScreen(SecurityScreen);
+  expect(await screen.findByText('Tokens de acceso')).toBeTruthy();
+  const token = await screen.findByTestId('access-token-4');
+  expect(within(token).getByText(/^Caduca el .+ · último uso .+$/)).toBeTruthy();
+  expect(screen.getByTestId('access-token-revoke-4')).toHaveTextContent('Revocar');
+  const app = await screen.findByTestId('connected-app-2');
+  expect(within(app).getByText('Ver tus cuentas y sus saldos')).toBeTruthy();
+  expect(within(app).getByText(/^Cuentas: ninguna · conectada el .+$/)).toBeTruthy();
+  expect(englishLeft()).toEqual([]);
+
+  fireEvent.press(screen.getByTestId('access-token-create'));
+  expect(await screen.findByText('Crear un token de acceso')).toBeTruthy();
+  expect(screen.getByTestId('access-token-scope-accounts:read')).toHaveTextContent('accounts:read: Ver tus cuentas y sus saldos');
+  fireEvent.changeText(screen.getByTestId('access-token-days'), '400');
+  fireEvent.press(screen.getByTestId('access-token-submit'));
+  expect(await screen.findByText('Ponle un nombre al token')).toBeTruthy();
+  expect(screen.getByText('Elige al menos un permiso')).toBeTruthy();
+  expect(screen.getByText('Escribe un número entero de días entre 1 y 365')).toBeTruthy();
   expect(englishLeft()).toEqual([]);
 });

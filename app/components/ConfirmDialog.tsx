@@ -1,3 +1,4 @@
+import { t } from '../i18n';
 import { Button } from './Button';
 import { Modal } from './Modal';
 import { Text } from './Text';
@@ -19,8 +20,8 @@ export function ConfirmDialog({
   visible,
   title,
   message,
-  confirmLabel = 'Delete',
-  cancelLabel = 'Cancel',
+  confirmLabel = t('Delete'),
+  cancelLabel = t('Cancel'),
   busy,
   onConfirm,
   onCancel,

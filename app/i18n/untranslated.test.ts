@@ -17,7 +17,7 @@ const SCANNED = ['screens', 'components', 'hooks', 'state', 'navigators'];
 /** Props and object fields a person reads. */
 const TEXT_NAMES = new Set([
   'title', 'label', 'placeholder', 'accessibilityLabel', 'aria-label', 'hint', 'emptyText', 'loadingText',
-  'submitTitle', 'confirmTitle', 'cancelTitle', 'message', 'subtitle', 'heading', 'accessibilityHint', 'description', 'text', 'error', 'caption',
+  'submitTitle', 'confirmTitle', 'cancelTitle', 'confirmLabel', 'cancelLabel', 'message', 'subtitle', 'heading', 'accessibilityHint', 'description', 'text', 'error', 'caption',
 ]);
 /** Calls whose argument (index) is a sentence shown to a person. */
 const TEXT_CALLS: Record<string, number> = { toast: 0, success: 0, error: 0, loading: 0, useErrorToast: 2, errorMessage: 1 };

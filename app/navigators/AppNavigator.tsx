@@ -32,6 +32,7 @@ const screens: Record<AppRouteName, ReturnType<typeof lazyScreen>> = {
   Exchange: lazyScreen(() => import('../screens/ExchangeScreen')),
   Rates: lazyScreen(() => import('../screens/RatesScreen')),
   Approvals: lazyScreen(() => import('../screens/ApprovalsScreen')),
+  Consent: lazyScreen(() => import('../screens/ConsentScreen')),
 };
 // Pages that are one long list ("Load more"): virtualized on Android/iOS, they scroll themselves.
 const LIST_SCREENS: ReadonlySet<AppRouteName> = new Set<AppRouteName>(['TransactionHistory', 'Logs']);

@@ -19,7 +19,21 @@ export type AppParamList = {
   Exchange: undefined;
   Rates: undefined;
   Approvals: undefined;
+  /** An app's authorization request, as /oauth/authorize sends it (contract §9). */
+  Consent: ConsentParams | undefined;
 };
+
+/** The query of /consent: the authorization request's parameters. */
+export interface ConsentParams {
+  response_type?: string;
+  client_id?: string;
+  redirect_uri?: string;
+  scope?: string;
+  state?: string;
+  nonce?: string;
+  code_challenge?: string;
+  code_challenge_method?: string;
+}
 
 export type AppRouteName = keyof AppParamList;
 
@@ -63,6 +77,7 @@ export const APP_PATHS: Record<AppRouteName, string> = {
   Exchange: 'exchange',
   Rates: 'rates',
   Approvals: 'approvals',
+  Consent: 'consent',
 };
 
 export const AUTH_PATH = 'auth';
@@ -71,7 +86,7 @@ export const AUTH_PATH = 'auth';
 export const ADMIN_ONLY: ReadonlySet<AppRouteName> = new Set<AppRouteName>(['Users', 'Assign', 'Rates', 'Approvals']);
 
 /** Customer pages (the sidebar's Customers group): an Admin gets 'Unauthorized access' and goes to /. */
-export const CUSTOMER_ONLY: ReadonlySet<AppRouteName> = new Set<AppRouteName>(['AccountRegistration', 'TransferFunds', 'MoneyRequest', 'Exchange']);
+export const CUSTOMER_ONLY: ReadonlySet<AppRouteName> = new Set<AppRouteName>(['AccountRegistration', 'TransferFunds', 'MoneyRequest', 'Exchange', 'Consent']);
 
 /** Whether a role may open a page (the shell's guard; the sidebar shows the same links). */
 export function roleMayOpen(route: AppRouteName, role: Role): boolean {
@@ -96,6 +111,7 @@ export const ROUTE_TITLES: Record<AppRouteName, string> = {
   Exchange: 'Currency Exchange',
   Rates: 'Rates',
   Approvals: 'Approvals',
+  Consent: 'Connect an app',
 };
 
 /** A page's title in the user's language. */

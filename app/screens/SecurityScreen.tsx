@@ -1,12 +1,12 @@
 import { View, type TextStyle, type ViewStyle } from 'react-native';
 
 import { Screen, Text } from '../components';
-import { SessionsCard, TwoFactorCard } from '../components/security';
+import { AccessTokensCard, ConnectedAppsCard, SessionsCard, TwoFactorCard } from '../components/security';
 import { useTwoFactorGate } from '../state/twoFactorGate';
 import { type ThemedStyle, useThemedStyles } from '../theme';
 import { t } from '../i18n';
 
-/** Security (from the profile menu): two-factor sign-in and the signed-in sessions (contract §6). */
+/** Security (from the profile menu): two-factor sign-in, the signed-in sessions (contract §6), access tokens and connected apps (§9). */
 export default function SecurityScreen() {
   const styles = useThemedStyles(themed);
   // require_2fa_for_admins: why the admin was sent here.
@@ -21,6 +21,8 @@ export default function SecurityScreen() {
         ) : null}
         <TwoFactorCard />
         <SessionsCard />
+        <AccessTokensCard />
+        <ConnectedAppsCard />
       </View>
     </Screen>
   );

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -190,6 +191,8 @@ func (s *Service) ListAccounts(ctx context.Context, a Actor, pathUserID *int64) 
 	}
 	out := []Account{}
 	err := s.reader(ctx).SelectContext(ctx, &out, selectAccount+` WHERE a.user_id = $1 AND a.closed_at IS NULL ORDER BY a.id DESC`, a.UserID)
+	// A connected app sees only the accounts its customer picked.
+	out = slices.DeleteFunc(out, func(acc Account) bool { return !a.MaySeeAccount(acc.AccountNumber) })
 	return out, errs.Wrap(err, "list accounts")
 }
 

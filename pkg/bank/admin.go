@@ -288,3 +288,14 @@ func (s *Service) auditPage(ctx context.Context, limit int, before int64) ([]Aud
 	rows, next := nextPage(rows, limit, func(r AuditRow) int64 { return r.ID })
 	return rows, next, nil
 }
+
+// LookupUser is FindUser for an administrator through the API (the CLI's
+// commands on one user, run with --server).
+//
+// Returns admin_only (403), invalid_input or user_not_found (404).
+func (s *Service) LookupUser(ctx context.Context, a Actor, ref string) (User, error) {
+	if err := requireAdmin(a); err != nil {
+		return User{}, err
+	}
+	return s.FindUser(ctx, ref)
+}

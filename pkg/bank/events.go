@@ -106,6 +106,7 @@ func (s *Service) pokeSealer() {
 	case s.sealPoke <- struct{}{}:
 	default:
 	}
+	s.pokeWebhooks() // the commit may have written webhook events
 }
 
 // RunSealer seals at once, then whenever a transaction of this process
@@ -121,7 +122,7 @@ func (s *Service) RunSealer(ctx context.Context, interval time.Duration, log *sl
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	failing := false
+	var failing outage
 	var last Sealed
 	for {
 		start := time.Now()
@@ -141,14 +142,7 @@ func (s *Service) RunSealer(ctx context.Context, interval time.Duration, log *sl
 			log.Error("the sealer found links of the audit chain or the notification feed that no seal wrote, and sealed on after them; run meridian audit-log verify",
 				"foreign_links", sealed.ForeignLinks, "audit_seq", sealed.AuditSeq, "notification_seq", sealed.NotificationSeq)
 		}
-		switch {
-		case err != nil && ctx.Err() == nil && !failing:
-			log.Warn("sealing events failed; retrying", "err", err)
-			failing = true
-		case err == nil && failing:
-			log.Info("sealing events again")
-			failing = false
-		}
+		failing.report(ctx, log, err, "sealing events")
 		select {
 		case <-ctx.Done():
 			return
@@ -158,6 +152,22 @@ func (s *Service) RunSealer(ctx context.Context, interval time.Duration, log *sl
 			}
 		case <-t.C:
 		}
+	}
+}
+
+// outage reports a background job's failure once, when it starts, and its
+// recovery once, so an outage of the database is two log lines, not one a
+// round.
+type outage struct{ failing bool }
+
+func (o *outage) report(ctx context.Context, log *slog.Logger, err error, what string) {
+	switch {
+	case err != nil && ctx.Err() == nil && !o.failing:
+		log.Warn(what+" failed; retrying", "err", err)
+		o.failing = true
+	case err == nil && o.failing:
+		log.Info(what + " again")
+		o.failing = false
 	}
 }
 

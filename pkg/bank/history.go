@@ -3,6 +3,7 @@ package bank
 import (
 	"context"
 	"fmt"
+	"github.com/lib/pq"
 	"strings"
 
 	"meridian/pkg/errs"
@@ -45,7 +46,10 @@ func (s *Service) History(ctx context.Context, a Actor, q HistoryQuery) ([]Trans
 	if err := checkUserID(a, q.UserID); err != nil {
 		return nil, nil, err
 	}
-	return s.history(ctx, a.UserID, q)
+	if !a.MaySeeAccount(q.AccountNumber) && q.AccountNumber != "" {
+		return nil, nil, errs.ErrAccountNotFound // a connected app sees only the accounts it was given
+	}
+	return s.history(ctx, a.UserID, a.Accounts, q)
 }
 
 // AdminHistory is History over every customer's ledger.
@@ -56,14 +60,15 @@ func (s *Service) AdminHistory(ctx context.Context, a Actor, q HistoryQuery) ([]
 	if err := requireAdmin(a); err != nil {
 		return nil, nil, err
 	}
-	return s.history(ctx, 0, q)
+	return s.history(ctx, 0, nil, q)
 }
 
 // history pages the ledger of owner (0: everyone). Each filter narrows the
 // WHERE clause, so the planner walks transactions_account_idx or
 // transactions_user_idx (both (…, id DESC)) from the cursor and stops after
-// limit+1 rows, however long the ledger.
-func (s *Service) history(ctx context.Context, owner int64, q HistoryQuery) ([]Transaction, *string, error) {
+// limit+1 rows, however long the ledger. only, when not nil, narrows it to
+// those account numbers (a connected app's).
+func (s *Service) history(ctx context.Context, owner int64, only []string, q HistoryQuery) ([]Transaction, *string, error) {
 	limit, before, err := q.normalize()
 	if err != nil {
 		return nil, nil, err
@@ -85,6 +90,8 @@ func (s *Service) history(ctx context.Context, owner int64, q HistoryQuery) ([]T
 			return nil, nil, errs.Wrap(err, "history account")
 		}
 		where = append(where, "t.account_id = "+arg(acct))
+	} else if only != nil {
+		where = append(where, "t.account_id IN (SELECT id FROM accounts WHERE account_number = ANY ("+arg(pq.Array(only))+") AND user_id = "+arg(owner)+")")
 	} else if owner != 0 {
 		where = append(where, "t.user_id = "+arg(owner))
 	} else {

@@ -5,6 +5,7 @@ package bank
 
 import (
 	"context"
+	"crypto/x509"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -78,6 +79,16 @@ type Settings struct {
 	// deposit, withdrawal or reversal at or over it waits for a second
 	// administrator (approvals.go); <= 0: DefaultApprovalThreshold.
 	ApprovalThreshold money.Amount
+	// WebhookAllowPrivate is config webhook_allow_private: webhooks may
+	// reach loopback, private and link-local addresses. WebhookRootCAs are
+	// the roots their TLS trusts (nil: the system's; tests give their own).
+	// WebhookRetryBase, WebhookRetryMax and WebhookRetryFor shape the
+	// retries (<= 0: 5 s doubling, at most 1 h, for 24 h; webhooks.go).
+	WebhookAllowPrivate bool
+	WebhookRootCAs      *x509.CertPool
+	WebhookRetryBase    time.Duration
+	WebhookRetryMax     time.Duration
+	WebhookRetryFor     time.Duration
 	// AnchorKey is config anchor_key: the secret the audit chain's
 	// checkpoints are signed with (anchors.go); empty: derived from
 	// jwt_secret.
@@ -107,6 +118,7 @@ type Service struct {
 	postings      *postQueue              // every movement of money, sent in batches (postings.go)
 	anchorKey     []byte                  // signs the audit chain's checkpoints (anchors.go)
 	pushes        pushCounters            // what the pusher sent (pusher.go)
+	hooks         *webhooks               // webhook secrets and deliveries (webhooks.go)
 }
 
 // New returns a Service over db.
@@ -132,6 +144,15 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 	if s.LookupPerMinute <= 0 {
 		s.LookupPerMinute = 30
 	}
+	if s.WebhookRetryBase <= 0 {
+		s.WebhookRetryBase = DefaultWebhookRetryBase
+	}
+	if s.WebhookRetryMax <= 0 {
+		s.WebhookRetryMax = DefaultWebhookRetryMax
+	}
+	if s.WebhookRetryFor <= 0 {
+		s.WebhookRetryFor = DefaultWebhookRetryFor
+	}
 	svc := &Service{db: db, tokens: tokens, settings: s, now: time.Now,
 		lookups:   NewRateLimiter(s.LookupPerMinute, time.Minute),
 		passwords: auth.NewPasswords(s.MaxPasswordChecks, s.PasswordCheckWait),
@@ -141,6 +162,7 @@ func New(db *sqlx.DB, tokens *auth.Tokens, s Settings) *Service {
 		s.Logger = slog.Default()
 	}
 	svc.anchorKey = anchorKey(s.AnchorKey, tokens)
+	svc.hooks = newWebhooks(tokens.DeriveKey("webhook secrets"), s)
 	svc.postings = newPostQueue(db, s.TransferBatch, s.TransferBatchWorkers, func() money.Amount { return svc.settings.DailyTransferLimit },
 		svc.pokeSealer, s.Logger)
 	return svc
@@ -190,6 +212,15 @@ type Actor struct {
 	// TwoFactor: the user has two-factor sign-in on (read with the session;
 	// require_2fa_for_admins looks at it).
 	TwoFactor bool
+	// Kind is what the token is: KindSession (a sign-in), KindPAT or
+	// KindOAuth (scopes.go); empty for the CLI.
+	Kind string
+	// Scopes limit a personal access token or a connected app's token
+	// (RequireScope); nil for a session.
+	Scopes []string
+	// Accounts are the account numbers a connected app may see (nil: all
+	// of the user's; MaySeeAccount).
+	Accounts []string
 }
 
 // CLIActor is the operator running a `meridian` command on the server.

@@ -63,6 +63,13 @@ func (c *sessionCache) get(jti string, now time.Time) (cachedSession, uint64, bo
 // put stores a session verified in the database by a lookup that began at
 // epoch; it is dropped if anything was forgotten since.
 func (c *sessionCache) put(a Actor, seen *seenStamp, epoch uint64, expires, now time.Time) {
+	c.putKey(a.TokenID, a, seen, epoch, expires, now)
+}
+
+// putKey is put under another key than the token id: an access token
+// (tokens.go) is found by the hash of its text. Forgetting its token id
+// still drops it (forgetToken matches the actor's TokenID too).
+func (c *sessionCache) putKey(key string, a Actor, seen *seenStamp, epoch uint64, expires, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.on || c.epoch != epoch {
@@ -74,7 +81,7 @@ func (c *sessionCache) put(a Actor, seen *seenStamp, epoch uint64, expires, now 
 	if len(c.byToken) >= sessionCacheMax {
 		c.byToken = map[string]cachedSession{}
 	}
-	c.byToken[a.TokenID] = cachedSession{actor: a, seen: seen, expires: expires}
+	c.byToken[key] = cachedSession{actor: a, seen: seen, expires: expires}
 }
 
 // forget drops the entries match selects.
@@ -100,7 +107,7 @@ func (c *sessionCache) setOn(on bool) {
 }
 
 func (s *Service) forgetToken(jti string) {
-	s.sessions.forget(func(id string, _ Actor) bool { return id == jti })
+	s.sessions.forget(func(id string, a Actor) bool { return id == jti || a.TokenID == jti })
 }
 
 func (s *Service) forgetUser(userID int64) {

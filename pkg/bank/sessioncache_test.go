@@ -2,6 +2,7 @@ package bank
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 )
 
@@ -57,7 +58,7 @@ func TestSessionCacheOnlyWithTheFeed(t *testing.T) {
 	}
 	revokeQuietly()
 	got, err := s.Authenticate(ctx, tok)
-	if err != nil || got != a {
+	if err != nil || !reflect.DeepEqual(got, a) {
 		t.Fatalf("with the feed on, the verified session should come from memory: %+v %v", got, err)
 	}
 	if _, err := s.CheckSession(ctx, tok); err == nil {

@@ -215,6 +215,9 @@ var errSessionNotFound = errs.E(errs.NotFound, "session_not_found", "Session not
 // requireSession guards the session calls: a signed-in user with a token
 // (the CLI has no session of its own).
 func requireSession(a Actor) error {
+	if a.Scoped() {
+		return ErrInsufficientScope
+	}
 	if a.CLI || a.UserID == 0 || a.TokenID == "" {
 		return errs.ErrForbidden
 	}
@@ -237,7 +240,7 @@ func (s *Service) ListSessions(ctx context.Context, a Actor) ([]Session, error) 
 	err := s.db.SelectContext(ctx, &rows, `
 		SELECT id, jti, issued_at AS created_at, last_seen_at, user_agent, host(ip) AS ip, jti = $2::uuid AS current
 		FROM auth_tokens
-		WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $3
+		WHERE user_id = $1 AND kind = 'session' AND revoked_at IS NULL AND expires_at > $3
 		ORDER BY id DESC`, a.UserID, a.TokenID, s.now())
 	if err != nil {
 		return nil, errs.Wrap(err, "list sessions")
@@ -262,23 +265,32 @@ func (s *Service) EndSession(ctx context.Context, a Actor, id int64) error {
 	if err := requireSession(a); err != nil {
 		return err
 	}
-	var jti string
-	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		err := tx.GetContext(ctx, &jti, `
-			UPDATE auth_tokens SET revoked_at = now()
-			WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL AND expires_at > $3
-			RETURNING jti`, id, a.UserID, s.now())
-		if notFound(err) {
-			return errSessionNotFound
-		}
-		if err != nil {
-			return errs.Wrap(err, "end session")
-		}
+	return s.revokeOwn(ctx, a, id, KindSession, errSessionNotFound, func(jti string) AuditEntry {
 		desc := fmt.Sprintf("Signed out session %d", id)
 		if jti == a.TokenID {
 			desc += " (this session)"
 		}
-		return audit(ctx, tx, a, AuditEntry{Action: "SESSION_END", Table: "auth_tokens", Description: desc})
+		return AuditEntry{Action: "SESSION_END", Table: "auth_tokens", Description: desc}
+	})
+}
+
+// revokeOwn revokes the actor's token of kind with the public number id,
+// audited as entry says, and forgets it: its WebSockets close on every
+// instance. Another user's, or one revoked or expired, is notFoundErr.
+func (s *Service) revokeOwn(ctx context.Context, a Actor, id int64, kind string, notFoundErr error, entry func(jti string) AuditEntry) error {
+	var jti string
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		err := tx.GetContext(ctx, &jti, `
+			UPDATE auth_tokens SET revoked_at = now()
+			WHERE id = $1 AND user_id = $2 AND kind = $4 AND revoked_at IS NULL AND expires_at > $3
+			RETURNING jti`, id, a.UserID, s.now(), kind)
+		if notFound(err) {
+			return notFoundErr
+		}
+		if err != nil {
+			return errs.Wrap(err, "revoke")
+		}
+		return audit(ctx, tx, a, entry(jti))
 	})
 	if err == nil {
 		s.forgetToken(jti)
@@ -298,7 +310,7 @@ func (s *Service) EndOtherSessions(ctx context.Context, a Actor) error {
 		ended = ended[:0]
 		if err := tx.SelectContext(ctx, &ended, `
 			UPDATE auth_tokens SET revoked_at = now()
-			WHERE user_id = $1 AND jti <> $2::uuid AND revoked_at IS NULL
+			WHERE user_id = $1 AND kind = 'session' AND jti <> $2::uuid AND revoked_at IS NULL
 			RETURNING jti`, a.UserID, a.TokenID); err != nil {
 			return errs.Wrap(err, "end other sessions")
 		}

@@ -137,6 +137,9 @@ func (s *Service) Transfer(ctx context.Context, a Actor, in TransferInput, idemp
 	if err != nil {
 		return TransferResult{}, err
 	}
+	if !a.MaySeeAccount(in.AccountID) { // a connected app pays only from the accounts it was given
+		return TransferResult{}, errs.ErrAccountNotFound
+	}
 	p, err := s.checkTransfer(ctx, a, in, key)
 	if err != nil {
 		return TransferResult{}, err

@@ -251,6 +251,9 @@ func (s *Service) twoFactorOf(ctx context.Context, q sqlx.QueryerContext, userID
 
 // requireOwnSession guards the two-factor calls of a signed-in user.
 func requireOwnSession(a Actor) error {
+	if a.Scoped() {
+		return ErrInsufficientScope
+	}
 	if a.CLI || a.UserID == 0 {
 		return errs.ErrForbidden
 	}
@@ -582,8 +585,7 @@ func (s *Service) DisableTwoFactor(ctx context.Context, a Actor, password, code 
 	if err := checkPasswordInput("password", password); err != nil {
 		return err
 	}
-	code, err := normalizeCode(code)
-	if err != nil {
+	if _, err := normalizeCode(code); err != nil {
 		return err
 	}
 	if s.settings.RequireTwoFactorForAdmins && a.Role == RoleAdmin {
@@ -596,40 +598,14 @@ func (s *Service) DisableTwoFactor(ctx context.Context, a Actor, password, code 
 	if !st.Enabled {
 		return errTwoFactorOff
 	}
-	right, claims, err := s.checkOwnPassword(ctx, a, password)
-	if err != nil {
-		return err
-	}
-	failed := func(desc string, refusal error) error {
-		if err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-			return audit(ctx, tx, a, AuditEntry{Action: "TWO_FACTOR_DISABLE_FAILED", Table: "two_factor", Description: desc})
-		}); err != nil {
-			return err
-		}
-		return refusal
-	}
-	if !right {
-		return failed("Turning off two-factor sign-in refused: wrong password", errs.Field("password", "The password is incorrect"))
-	}
-	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
-		ok, _, err := s.consumeCode(ctx, tx, a.UserID, code)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errWrongCode
-		}
-		if err := releaseAttempts(ctx, tx, claims); err != nil {
-			return err
-		}
-		if err := deleteTwoFactor(ctx, tx, a.UserID); err != nil {
-			return err
-		}
-		return audit(ctx, tx, a, AuditEntry{Action: "TWO_FACTOR_DISABLE", Table: "two_factor", Description: "Turned off two-factor sign-in"})
-	})
-	if err == errWrongCode || err == errUsedBackupCode {
-		return failed("Turning off two-factor sign-in refused: wrong code", errs.Field("code", "The code is wrong or was already used"))
-	}
+	err = s.confirmIdentity(ctx, a, password, code, identityCheck{what: "Turning off two-factor sign-in",
+		failAction: "TWO_FACTOR_DISABLE_FAILED", table: "two_factor", alwaysCode: true},
+		func(tx *sqlx.Tx) error {
+			if err := deleteTwoFactor(ctx, tx, a.UserID); err != nil {
+				return err
+			}
+			return audit(ctx, tx, a, AuditEntry{Action: "TWO_FACTOR_DISABLE", Table: "two_factor", Description: "Turned off two-factor sign-in"})
+		})
 	if err == nil {
 		s.forgetUser(a.UserID)
 	}

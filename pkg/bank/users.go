@@ -4,9 +4,11 @@ import (
 	"context"
 	"net/mail"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"meridian/pkg/errs"
 )
@@ -240,6 +242,9 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Actor, error)
 // that is not a positive whole number) or forbidden (another user's id).
 func (s *Service) AuthenticateLive(ctx context.Context, token, userID string) (Actor, error) {
 	a, err := s.Authenticate(ctx, token)
+	if err == nil && a.Scoped() {
+		return Actor{}, ErrInsufficientScope // live notifications are for people signed in
+	}
 	if err != nil || userID == "" {
 		return a, err
 	}
@@ -264,6 +269,9 @@ func (s *Service) CheckSession(ctx context.Context, token string) (Actor, error)
 var errInvalidToken = errs.E(errs.Unauthorized, "invalid_token", "Your session is invalid or has expired; sign in again")
 
 func (s *Service) authenticate(ctx context.Context, token string, cached bool) (Actor, error) {
+	if strings.HasPrefix(token, PATPrefix) || strings.HasPrefix(token, OAuthPrefix) {
+		return s.authenticateOpaque(ctx, token, cached)
+	}
 	now := s.now()
 	claims, err := s.tokens.Parse(token, now)
 	if err != nil {
@@ -274,20 +282,36 @@ func (s *Service) authenticate(ctx context.Context, token string, cached bool) (
 		s.touch(claims.ID, e.seen, now)
 		return e.actor, nil
 	}
+	return s.verifyToken(ctx, claims.ID, epoch, now, `t.jti = $1 AND t.user_id = $2 AND t.kind = 'session'`, claims.ID, claims.UserID)
+}
+
+// verifyToken reads the token the condition where names (a session, or an
+// access token by its hash) with its user as they are now, refuses it when
+// revoked, expired or of a deactivated user, and keeps it in the session
+// cache under key.
+func (s *Service) verifyToken(ctx context.Context, key string, epoch uint64, now time.Time, where string, args ...any) (Actor, error) {
 	var row struct {
-		UserID   int64      `db:"id"`
-		FullName string     `db:"full_name"`
-		Role     string     `db:"role"`
-		Active   bool       `db:"is_active"`
-		Revoked  *time.Time `db:"revoked_at"`
-		LastSeen time.Time  `db:"last_seen_at"`
-		TwoFA    bool       `db:"two_factor"`
+		JTI      string         `db:"jti"`
+		UserID   int64          `db:"id"`
+		FullName string         `db:"full_name"`
+		Role     string         `db:"role"`
+		Active   bool           `db:"is_active"`
+		Revoked  *time.Time     `db:"revoked_at"`
+		Expires  time.Time      `db:"expires_at"`
+		LastSeen time.Time      `db:"last_seen_at"`
+		TwoFA    bool           `db:"two_factor"`
+		Kind     string         `db:"kind"`
+		Scopes   pq.StringArray `db:"scopes"`
+		Accounts pq.StringArray `db:"accounts"`
+		Limited  bool           `db:"limited"`
 	}
-	err = s.db.GetContext(ctx, &row, `
-		SELECT u.id, u.full_name, r.name AS role, u.is_active, t.revoked_at, t.last_seen_at,
-			EXISTS (SELECT 1 FROM two_factor f WHERE f.user_id = u.id AND f.enabled_at IS NOT NULL) AS two_factor
+	err := s.db.GetContext(ctx, &row, `
+		SELECT t.jti, u.id, u.full_name, r.name AS role, u.is_active, t.revoked_at, t.expires_at, t.last_seen_at, t.kind, t.scopes,
+			EXISTS (SELECT 1 FROM two_factor f WHERE f.user_id = u.id AND f.enabled_at IS NOT NULL) AS two_factor,
+			g.accounts, g.id IS NOT NULL AS limited
 		FROM auth_tokens t JOIN users u ON u.id = t.user_id JOIN roles r ON r.id = u.role_id
-		WHERE t.jti = $1 AND t.user_id = $2`, claims.ID, claims.UserID)
+		LEFT JOIN oauth_grants g ON g.id = t.grant_id
+		WHERE `+where, args...)
 	if notFound(err) {
 		return Actor{}, errInvalidToken
 	}
@@ -299,16 +323,20 @@ func (s *Service) authenticate(ctx context.Context, token string, cached bool) (
 	if !row.Active {
 		return Actor{}, errs.E(errs.Unauthorized, "user_deactivated", "This user is deactivated")
 	}
-	if row.Revoked != nil {
+	if row.Revoked != nil || !now.Before(row.Expires) {
 		return Actor{}, errInvalidToken
 	}
-	a := Actor{UserID: row.UserID, Role: row.Role, FullName: row.FullName, TokenID: claims.ID, TwoFactor: row.TwoFA}
+	a := Actor{UserID: row.UserID, Role: row.Role, FullName: row.FullName, TokenID: row.JTI, TwoFactor: row.TwoFA,
+		Kind: row.Kind, Scopes: []string(row.Scopes)}
+	if row.Limited {
+		a.Accounts = append([]string{}, row.Accounts...) // never nil: an app that was given none sees none
+	}
 	// The last use goes to the background flusher (sessions.go), never
 	// written here: this read is the only query a request pays for its token.
 	seen := &seenStamp{}
 	seen.at.Store(row.LastSeen.UnixNano())
-	s.touch(claims.ID, seen, now)
-	s.sessions.put(a, seen, epoch, claims.ExpiresAt, now)
+	s.touch(row.JTI, seen, now)
+	s.sessions.putKey(key, a, seen, epoch, row.Expires, now)
 	return a, nil
 }
 

@@ -118,6 +118,19 @@ type Config struct {
 	// /readyz says it is stopping, so a balancer takes it out of rotation
 	// before it stops accepting (0: at once).
 	ShutdownDelay time.Duration
+	// WebhookAllowPrivate lets webhooks be registered for, and delivered to,
+	// loopback, private, link-local and metadata addresses (tests, private
+	// networks); false: only public addresses.
+	WebhookAllowPrivate bool
+	// WebhookCAFile is a PEM file of certificate authorities webhook
+	// endpoints' TLS may chain to besides the system's (a private CA).
+	WebhookCAFile string
+	// WebhookRetryBase is the wait before a failed delivery's first retry;
+	// it doubles with each failure, up to an hour.
+	WebhookRetryBase time.Duration
+	// OAuthIssuer is the address apps reach this server at, the OAuth
+	// issuer (empty: the address each request came to).
+	OAuthIssuer string
 }
 
 // Keys lists every configuration key with its default, in the order shown by --help.
@@ -168,6 +181,10 @@ var Keys = []struct{ Name, Default, Usage string }{
 	{"otel_sample_ratio", "1", "OpenTelemetry: the share of new traces recorded, 0 to 1 (a request whose caller sampled its trace is always recorded)"},
 	{"shutdown_delay", "0s", "on SIGTERM, serve answers /readyz 503 (shutting_down) but keeps serving this long before it stops accepting, so a balancer stops sending it requests first"},
 	{"archive_timeout", "60s", "the embedded database archives its WAL at least this often while it is written (what a lost disk can cost at most); 0: full segments only"},
+	{"webhook_allow_private", "false", "webhooks may go to loopback, private, link-local and metadata addresses (tests, private networks)"},
+	{"webhook_ca_file", "", "PEM file of certificate authorities webhook endpoints may chain to besides the system's (a private CA)"},
+	{"webhook_retry_base", "5s", "wait before a failed webhook delivery's first retry; it doubles with each failure, up to an hour, for 24 hours"},
+	{"oauth_issuer", "", "the https address connected apps reach this server at (the OAuth issuer); empty: the address of each request"},
 }
 
 // Load parses raw values (as Viper returns them) into a Config. get returns
@@ -338,6 +355,14 @@ func Load(get func(key string) string) (Config, error) {
 	if c.AnchorDir = strings.TrimSpace(get("anchor_dir")); c.AnchorDir == "" {
 		c.AnchorDir = filepath.Join(c.DataDir, "anchors")
 	}
+	if c.WebhookAllowPrivate, err = strconv.ParseBool(strings.TrimSpace(get("webhook_allow_private"))); err != nil {
+		return c, bad("webhook_allow_private", "true or false")
+	}
+	c.WebhookCAFile = strings.TrimSpace(get("webhook_ca_file"))
+	if c.WebhookRetryBase, err = time.ParseDuration(strings.TrimSpace(get("webhook_retry_base"))); err != nil || c.WebhookRetryBase <= 0 || c.WebhookRetryBase > 30*time.Second {
+		return c, bad("webhook_retry_base", "a duration from 1ms to 30s, like 5s")
+	}
+	c.OAuthIssuer = strings.TrimRight(strings.TrimSpace(get("oauth_issuer")), "/")
 	c.AnchorKey = get("anchor_key")
 	if c.AnchorKey != "" && len(c.AnchorKey) < 32 {
 		return c, fmt.Errorf("invalid configuration: anchor_key must be at least 32 characters long")

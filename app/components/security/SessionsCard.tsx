@@ -8,6 +8,7 @@ import type { SignedInSession } from '../../services/api/types';
 import { toast } from '../../state/toast';
 import { useTwoFactorGate } from '../../state/twoFactorGate';
 import { type ThemedStyle, useThemedStyles } from '../../theme';
+import { listRow } from './listRow';
 import { formatFullDate, formatRelativeTime } from '../../utils/relativeTime';
 import { describeUserAgent } from '../../utils/twoFactor';
 import { Badge } from '../Badge';
@@ -81,7 +82,7 @@ export function SessionsCard() {
         visible={confirmOthers}
         title={t('Sign out all other sessions')}
         message={t('Sign out {{count}} other sessions? This device stays signed in.', { count: others })}
-        confirmLabel="Sign out"
+        confirmLabel={t('Sign out')}
         busy={endOthers.isPending}
         onConfirm={signOutOthers}
         onCancel={() => setConfirmOthers(false)}
@@ -128,22 +129,9 @@ function SessionRow({ session, busy, disabled, onSignOut }: SessionRowProps) {
   );
 }
 
-const themed: ThemedStyle<{ list: ViewStyle; item: ViewStyle; info: ViewStyle; titleRow: ViewStyle; row: ViewStyle }> = ({
-  colors,
-  spacing,
-}) => ({
+const themed: ThemedStyle<{ list: ViewStyle; item: ViewStyle; info: ViewStyle; titleRow: ViewStyle; row: ViewStyle }> = (theme) => ({
   list: { gap: 0 },
-  item: {
-    flexDirection: 'row',
-    flexWrap: 'wrap',
-    alignItems: 'center',
-    justifyContent: 'space-between',
-    gap: spacing.sm,
-    paddingVertical: spacing.md,
-    borderBottomWidth: 1,
-    borderColor: colors.border,
-  },
-  info: { flexGrow: 1, flexShrink: 1, flexBasis: 220, gap: 2 },
-  titleRow: { flexDirection: 'row', flexWrap: 'wrap', alignItems: 'center', gap: spacing.sm },
-  row: { flexDirection: 'row', flexWrap: 'wrap', gap: spacing.sm },
+  ...listRow(theme),
+  titleRow: { flexDirection: 'row', flexWrap: 'wrap', alignItems: 'center', gap: theme.spacing.sm },
+  row: { flexDirection: 'row', flexWrap: 'wrap', gap: theme.spacing.sm },
 });

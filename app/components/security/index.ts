@@ -3,3 +3,5 @@ export * from './DisableTwoFactorModal';
 export * from './QrCode';
 export * from './SessionsCard';
 export * from './TwoFactorCard';
+export * from './AccessTokensCard';
+export * from './ConnectedAppsCard';

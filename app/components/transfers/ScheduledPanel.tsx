@@ -97,8 +97,8 @@ export function ScheduledPanel() {
         visible={cancelling !== null}
         title={t('Cancel scheduled transfer')}
         message={cancelling ? t('Cancel the {{frequency}} transfer of {{amount}} to {{number}}? Past runs stay in your history.', { frequency: frequencyLabel(cancelling.frequency).toLowerCase(), amount: formatMoney(cancelling.amount, cancelling.currency), number: cancelling.to_account_id }) : ''}
-        confirmLabel="Cancel transfer"
-        cancelLabel="Keep it"
+        confirmLabel={t('Cancel transfer')}
+        cancelLabel={t('Keep it')}
         busy={cancel.isPending}
         onConfirm={confirmCancel}
         onCancel={() => setCancelling(null)}

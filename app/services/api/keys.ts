@@ -65,6 +65,12 @@ export const queryKeys = {
   twoFactor: [...f.security, 'two-factor'] as const,
   /** The caller's signed-in sessions. */
   sessions: [...f.security, 'sessions'] as const,
+  /** The caller's personal access tokens. */
+  accessTokens: [...f.security, 'access-tokens'] as const,
+  /** The apps the caller connected. */
+  connectedApps: [...f.security, 'connected-apps'] as const,
+  /** What the consent page shows for one app's request. */
+  consent: (clientId: string, scope: string) => [...f.security, 'consent', clientId, scope] as const,
 };
 
 /**

@@ -1487,6 +1487,410 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's personal access tokens
+         * @description Those neither revoked nor expired, newest first, without their text. Only a sign-in session reaches it: a personal access token or a connected app's token gets 403 `insufficient_scope`.
+         */
+        get: operations["listAccessTokens"];
+        put?: never;
+        /**
+         * Make a personal access token
+         * @description A Bearer token of the caller's for exactly its scopes (the admin scopes for administrators only), valid 1 to 365 days. Its text is answered once and only its SHA-256 is kept. It ends when revoked, expired, or when its user is deactivated. Audited. Only a sign-in session reaches it: a personal access token or a connected app's token gets 403 `insufficient_scope`.
+         */
+        post: operations["createAccessToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a personal access token
+         * @description It stops working at once on every instance (WebSockets it opened close within a second). Audited. Only a sign-in session reaches it: a personal access token or a connected app's token gets 403 `insufficient_scope`.
+         */
+        delete: operations["revokeAccessToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/find": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find a user by email or id
+         * @description What `meridian` commands on one user look up with `--server`. A personal access token needs the scope `admin:read`.
+         */
+        get: operations["findUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-logs/follow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the audit log (WebSocket)
+         * @description Upgrades to a WebSocket (the token in the `Authorization` header) that sends `{"rows": [AuditRow]}`: first the newest `n` sealed rows, then every row sealed after them, in commit order, each once (`meridian audit-log tail -f --server`). A revoked token or a deactivated user closes it within a second (4401). A personal access token needs the scope `admin:read`.
+         */
+        get: operations["followAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's webhooks
+         * @description Newest first, without their secrets. A personal access token needs the scope `transactions:read`.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook
+         * @description Webhooks follow the Standard Webhooks specification: a POST of `{type, timestamp, data}` with `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; at least once, in commit order per endpoint; only a 2xx within 5 s counts; retried with exponential backoff (5 s doubling, at most 1 h) for 24 hours, then the endpoint is marked failing and its owner notified. Role User only; at most 10 endpoints. Audited. A personal access token needs the scope `transactions:read`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Its deliveries stop. Audited. A personal access token needs the scope `transactions:read`.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's delivery log
+         * @description Its last 100 attempts, newest first. A personal access token needs the scope `transactions:read`.
+         */
+        get: operations["webhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/webhooks/{id}/deliveries/{event_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an event again
+         * @description Queues one more delivery of an event this endpoint was (or is to be) sent, out of its order; a failing endpoint becomes active again and retries from the event it stopped at. Audited. A personal access token needs the scope `transactions:read`.
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Connect discovery
+         * @description The provider's metadata: issuer (config `oauth_issuer`, else the request's address), endpoints, scopes, `code_challenge_methods_supported: ["S256"]`.
+         */
+        get: operations["openidConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization endpoint
+         * @description Checks the request (client, redirect URI, response type, PKCE method) and sends the browser to the app's `/consent` page with the request's parameters; errors go back to a registered redirect URI.
+         */
+        get: operations["authorize"];
+        put?: never;
+        /**
+         * Authorization endpoint
+         * @description Checks the request (client, redirect URI, response type, PKCE method) and sends the browser to the app's `/consent` page with the request's parameters; errors go back to a registered redirect URI.
+         */
+        post: operations["authorizePost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Token endpoint
+         * @description `grant_type=authorization_code` (with `code_verifier`, `redirect_uri`) or `refresh_token`. A confidential app authenticates with HTTP Basic (or `client_secret` in the form); a public one by PKCE alone. Answers `{access_token, token_type, expires_in, refresh_token, scope, id_token}` (id_token with `openid`). A refresh token works once: it answers a new one, and a refresh token (or a code) presented again revokes the grant and every token of it.
+         */
+        post: operations["token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * JSON Web Key Set
+         * @description The public key ID tokens are signed with (RS256).
+         */
+        get: operations["jwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/userinfo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * UserInfo
+         * @description With an app's access token (`mrd_oat_…`) as `Authorization: Bearer`; the protocol's own answers (RFC 6750), not the API's error body.
+         */
+        get: operations["userinfo"];
+        put?: never;
+        /**
+         * UserInfo (POST)
+         * @description As GET.
+         */
+        post: operations["userinfoPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revocation (RFC 7009)
+         * @description The app revokes an access token, or with a refresh token its whole grant.
+         */
+        post: operations["revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/introspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Introspection (RFC 7662)
+         * @description A confidential app asks whether an access token of its own is active.
+         */
+        post: operations["introspect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/oauth-clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The registered apps
+         * @description Newest first, without secrets. A personal access token needs the scope `admin:read`.
+         */
+        get: operations["listOAuthClients"];
+        put?: never;
+        /**
+         * Register an app
+         * @description An app customers may connect (`meridian oauth-client create`). Audited. A personal access token needs the scope `admin:write`.
+         */
+        post: operations["createOAuthClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/oauth/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the consent page shows
+         * @description The app's name, the scopes it asks for in plain words, and the customer's accounts to pick from. Role User. Only a sign-in session reaches it: a personal access token or a connected app's token gets 403 `insufficient_scope`.
+         */
+        get: operations["oauthConsentScreen"];
+        put?: never;
+        /**
+         * Answer an app's request
+         * @description The authorization request's parameters, the accounts picked and the customer's answer. Approved: a grant of those scopes over those accounts (replacing the app's earlier one) and `redirect_to` the app's redirect URI with `code` and `state`; refused: with `error=access_denied`. Mistakes of the app (no S256 PKCE, a scope it may not ask for) also come back on its redirect URI; an unregistered redirect URI is refused (400). Audited. Only a sign-in session reaches it: a personal access token or a connected app's token gets 403 `insufficient_scope`.
+         */
+        post: operations["oauthConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/connected-apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's connected apps
+         * @description Active grants, newest first. Only a sign-in session reaches it: a personal access token or a connected app's token gets 403 `insufficient_scope`.
+         */
+        get: operations["connectedApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/connected-apps/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect an app
+         * @description Revokes the grant and every token of it at once. Audited. Only a sign-in session reaches it: a personal access token or a connected app's token gets 403 `insufficient_scope`.
+         */
+        delete: operations["disconnectApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2220,6 +2624,117 @@ export interface components {
         InterestRateInput: {
             /** @description Annual, percent, up to 4 decimals (a string holding one is accepted). */
             interest_rate: number;
+        };
+        /**
+         * @description What a personal access token or a connected app may reach: `accounts:read`, `transactions:read`, `transfers:write` (customers), `admin:read`, `admin:write` (administrators).
+         * @enum {string}
+         */
+        Scope: "accounts:read" | "transactions:read" | "transfers:write" | "admin:read" | "admin:write";
+        /** @description A personal access token as its owner lists it (never its text). */
+        AccessToken: {
+            /** Format: int64 */
+            id: number;
+            name: string;
+            scopes: components["schemas"]["Scope"][];
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+            /** @description Written at most once a minute. */
+            last_used_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A personal access token just made: the only answer holding its text (`mrd_pat_…`). */
+        NewAccessToken: {
+            /** Format: int64 */
+            id: number;
+            name: string;
+            scopes: components["schemas"]["Scope"][];
+            /** @example mrd_pat_Vb0vXk0q6E2o0Yw2mXcTQ3n9Jv4bq1s5dQm8uYzR2pA */
+            token: string;
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        TokenInput: {
+            name: string;
+            scopes: components["schemas"]["Scope"][];
+            expires_in_days: number;
+            /** @description The caller's password (counted by the sign-in throttle). */
+            password: string;
+            /** @description With two-factor sign-in on: a current code or an unused backup code; not needed from a session that passed two-factor sign-in less than 5 minutes ago. */
+            code?: string;
+        };
+        /** @description A webhook endpoint. `secret` (`whsec_` + base64, as the Standard Webhooks libraries read it) is answered only when it is created. */
+        Webhook: {
+            /** Format: int64 */
+            id: number;
+            /** Format: uri */
+            url: string;
+            events: ("transaction.created" | "money_request.created" | "money_request.accepted" | "money_request.declined" | "money_request.expired" | "scheduled_transfer.run")[];
+            /**
+             * @description `failing`: deliveries failed for 24 hours; a redelivery makes it active again.
+             * @enum {string}
+             */
+            status: "active" | "failing";
+            created_at: components["schemas"]["Timestamp"];
+            /** @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw */
+            secret?: string;
+        };
+        WebhookInput: {
+            /** @description https only; must not be or resolve to a loopback, private, link-local or metadata address (config `webhook_allow_private` lifts that). */
+            url: string;
+            events: ("transaction.created" | "money_request.created" | "money_request.accepted" | "money_request.declined" | "money_request.expired" | "scheduled_transfer.run")[];
+        };
+        WebhookDelivery: {
+            /**
+             * Format: int64
+             * @description `webhook-id` is `msg_<event_id>`.
+             */
+            event_id: number;
+            /** @enum {string} */
+            event: "transaction.created" | "money_request.created" | "money_request.accepted" | "money_request.declined" | "money_request.expired" | "scheduled_transfer.run";
+            status_code: number | null;
+            /** @description 1, 2, … for the event's attempts in order; 0 for a redelivery. */
+            attempt: number;
+            delivered_at: components["schemas"]["Timestamp"];
+            error: string | null;
+        };
+        OAuthClient: {
+            client_id: string;
+            /** @description Shown once, when registered; none for a public client. */
+            client_secret?: string;
+            name: string;
+            redirect_uris: string[];
+            /** @description A public client (a phone or browser app) has no secret and proves itself by PKCE alone. */
+            public: boolean;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        OAuthClientInput: {
+            name: string;
+            redirect_uris: string[];
+            /** @default false */
+            public: boolean;
+        };
+        ConnectedApp: {
+            /** Format: int64 */
+            id: number;
+            client_id: string;
+            client_name: string;
+            scopes: {
+                scope: string;
+                description: string;
+            }[];
+            accounts: string[];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        ConsentInput: {
+            response_type: string;
+            client_id: string;
+            redirect_uri: string;
+            scope: string;
+            state?: string;
+            nonce?: string;
+            code_challenge: string;
+            code_challenge_method: string;
+            /** @description Account numbers the app may see. */
+            account_ids?: string[];
+            approve: boolean;
         };
     };
     responses: {
@@ -4844,6 +5359,793 @@ export interface operations {
             /** @description `account_type_not_found`. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAccessTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tokens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessToken"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenInput"];
+            };
+        };
+        responses: {
+            /** @description The token, shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewAccessToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Busy"];
+        };
+    };
+    revokeAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A positive integer id. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `token_not_found`: unknown, another user's, revoked or expired. */
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    findUser: {
+        parameters: {
+            query: {
+                /** @description An email (any case) or an id. */
+                user: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    followAuditLog: {
+        parameters: {
+            query?: {
+                n?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching to the WebSocket protocol. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookInput"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description `invalid_input`, or `webhook_url_refused`: not https, or an address that is not public. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Unprocessable"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A positive integer id. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    webhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A positive integer id. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A positive integer id. */
+                id: components["parameters"]["IdPath"];
+                event_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Redelivery queued */
+                        message?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `webhook_not_found` or `webhook_event_not_found`. */
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    openidConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    authorize: {
+        parameters: {
+            query: {
+                /** @description `code` */
+                response_type: string;
+                client_id: string;
+                /** @description One the app registered. */
+                redirect_uri: string;
+                /** @description Space-separated: `accounts:read`, `transactions:read`, `transfers:write`, `openid`, `offline_access`. */
+                scope: string;
+                state?: string;
+                nonce?: string;
+                /** @description BASE64URL(SHA-256(code_verifier)). */
+                code_challenge: string;
+                /** @description `S256` (the only one). */
+                code_challenge_method: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To `/consent?…`, or to the app's redirect URI with an error. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An OAuth error: `{error, error_description}` (RFC 6749). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        error_description?: string;
+                    };
+                };
+            };
+        };
+    };
+    authorizePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    response_type: string;
+                    client_id: string;
+                    redirect_uri: string;
+                    scope: string;
+                    state?: string;
+                    nonce?: string;
+                    code_challenge: string;
+                    code_challenge_method: string;
+                };
+            };
+        };
+        responses: {
+            /** @description To `/consent?…`, or to the app's redirect URI with an error. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An OAuth error: `{error, error_description}` (RFC 6749). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        error_description?: string;
+                    };
+                };
+            };
+        };
+    };
+    token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    grant_type: "authorization_code" | "refresh_token";
+                    code?: string;
+                    code_verifier?: string;
+                    redirect_uri?: string;
+                    refresh_token?: string;
+                    client_id?: string;
+                    client_secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Tokens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token?: string;
+                        token_type?: string;
+                        expires_in?: number;
+                        refresh_token?: string;
+                        scope?: string;
+                        id_token?: string;
+                    };
+                };
+            };
+            /** @description An OAuth error: `{error, error_description}` (RFC 6749). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description An OAuth error: `{error, error_description}` (RFC 6749). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        error_description?: string;
+                    };
+                };
+            };
+        };
+    };
+    jwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys?: Record<string, never>[];
+                    };
+                };
+            };
+        };
+    };
+    userinfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who the token's customer is (name and email with `openid`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sub?: string;
+                        name?: string;
+                        email?: string;
+                    };
+                };
+            };
+            /** @description An OAuth error: `{error, error_description}` (RFC 6749). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        error_description?: string;
+                    };
+                };
+            };
+        };
+    };
+    userinfoPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who the token's customer is (name and email with `openid`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sub?: string;
+                        name?: string;
+                        email?: string;
+                    };
+                };
+            };
+            /** @description An OAuth error: `{error, error_description}` (RFC 6749). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        error_description?: string;
+                    };
+                };
+            };
+        };
+    };
+    revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    token: string;
+                    token_type_hint?: string;
+                    client_id?: string;
+                    client_secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Revoked (or unknown). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An OAuth error: `{error, error_description}` (RFC 6749). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description An OAuth error: `{error, error_description}` (RFC 6749). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        error_description?: string;
+                    };
+                };
+            };
+        };
+    };
+    introspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description `{active, sub, client_id, scope, exp}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description An OAuth error: `{error, error_description}` (RFC 6749). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        error_description?: string;
+                    };
+                };
+            };
+        };
+    };
+    listOAuthClients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The apps. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClient"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OAuthClientInput"];
+            };
+        };
+        responses: {
+            /** @description The app, with its secret shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClient"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    oauthConsentScreen: {
+        parameters: {
+            query: {
+                client_id: string;
+                scope: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consent screen. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        client_name: string;
+                        scopes: {
+                            scope: string;
+                            description: string;
+                        }[];
+                        accounts: components["schemas"]["Account"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    oauthConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsentInput"];
+            };
+        };
+        responses: {
+            /** @description Where to send the browser. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        redirect_to: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    connectedApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The apps. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectedApp"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disconnectApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A positive integer id. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Disconnected. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

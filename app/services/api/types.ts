@@ -33,6 +33,16 @@ export type VerifyPayload = S['VerifyInput'];
 export type TwoFactorDisablePayload = S['TwoFactorDisableInput'];
 /** One signed-in session (sign-in token) of the caller. */
 export type SignedInSession = S['Session'];
+/** A personal access token as listed (never its text), and one just made (its text, shown once). */
+export type AccessToken = S['AccessToken'];
+export type NewAccessToken = S['NewAccessToken'];
+export type AccessTokenPayload = S['TokenInput'];
+export type Scope = S['Scope'];
+/** An app the caller connected (an OAuth grant). */
+export type ConnectedApp = S['ConnectedApp'];
+/** What the consent page shows, and its answer. */
+export type ConsentScreen = operations['oauthConsentScreen']['responses'][200]['content']['application/json'];
+export type ConsentPayload = NonNullable<operations['oauthConsent']['requestBody']>['content']['application/json'];
 /** GET /api/config: what the app may know of the server's configuration. */
 export type PublicConfig = S['PublicConfig'];
 /** An administrator's deposit or withdrawal. */

@@ -1,0 +1,16 @@
+SET LOCAL lock_timeout = '5s';
+DROP TRIGGER scheduled_transfer_runs_webhook_events ON scheduled_transfer_runs;
+DROP FUNCTION webhook_events_from_runs();
+DROP TRIGGER money_requests_webhook_resolved ON money_requests;
+DROP TRIGGER money_requests_webhook_created ON money_requests;
+DROP FUNCTION webhook_events_from_requests();
+DROP FUNCTION webhook_request_data(money_requests, bigint);
+DROP TRIGGER transactions_webhook_events ON transactions;
+DROP FUNCTION webhook_events_from_transactions();
+DROP FUNCTION IF EXISTS webhook_seal();
+DROP TABLE webhook_redeliveries;
+DROP TABLE webhook_deliveries;
+DROP TABLE webhook_sealer;
+DROP TABLE webhook_feed;
+DROP TABLE webhook_events;
+DROP TABLE webhooks;
