@@ -2,13 +2,16 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"meridian/pkg/bank"
+	"meridian/pkg/money"
 )
 
 func (a *app) ledgerCmd() *cobra.Command {
@@ -36,12 +39,18 @@ func (a *app) trialBalanceCmd(run runner[trialBalanceOptions]) *cobra.Command {
 // runTrialBalance prints the trial balance; books that do not balance are
 // a failure (exit 1) naming each currency and its sum.
 func (a *app) runTrialBalance(ctx context.Context, _ *trialBalanceOptions) error {
-	e, err := a.open(ctx, true)
+	t, err := a.connect(ctx)
 	if err != nil {
 		return err
 	}
-	defer e.close()
-	rows, err := e.svc.TrialBalance(ctx, bank.CLIActor)
+	defer t.close()
+	rows, err := run(ctx, t, call[[]bank.TrialBalanceRow]{
+		Local: func(ctx context.Context, svc *bank.Service) ([]bank.TrialBalanceRow, error) {
+			return svc.TrialBalance(ctx, bank.CLIActor)
+		},
+		Method: http.MethodGet, Path: "/api/admin/ledger/trial-balance",
+		Decode: decodeTrialBalance,
+	})
 	if err != nil {
 		return err
 	}
@@ -63,4 +72,26 @@ func (a *app) runTrialBalance(ctx context.Context, _ *trialBalanceOptions) error
 	}
 	sort.Strings(parts)
 	return fmt.Errorf("the books do not balance: %s", strings.Join(parts, "; "))
+}
+
+// decodeTrialBalance reads the API's trial balance, whose balances may be
+// negative (an answer's amounts, unlike a request's, may be).
+func decodeTrialBalance(body []byte, _ http.Header) ([]bank.TrialBalanceRow, error) {
+	var raw []struct {
+		Class    string      `json:"class"`
+		Currency string      `json:"currency"`
+		Balance  json.Number `json:"balance"`
+	}
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, errBadAnswer(err)
+	}
+	rows := make([]bank.TrialBalanceRow, len(raw))
+	for i, r := range raw {
+		b, err := money.ParseSigned(r.Balance.String())
+		if err != nil {
+			return nil, errBadAnswer(err)
+		}
+		rows[i] = bank.TrialBalanceRow{Class: r.Class, Currency: r.Currency, Balance: b}
+	}
+	return rows, nil
 }

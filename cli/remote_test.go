@@ -121,6 +121,7 @@ func TestRemoteCommandsMatchLocal(t *testing.T) {
 		{"the audit log's table", []string{"audit-log", "tail", "-n", "3"}},
 		{"the apps", []string{"oauth-client", "list", "--json"}},
 		{"the rates", []string{"fx", "list", "--json"}},
+		{"the trial balance", []string{"ledger", "trial-balance", "--json"}},
 		{"the account types", []string{"account-type", "list", "--json"}},
 		{"the approvals", []string{"approvals", "list", "--status", "pending", "--json"}},
 	} {

@@ -45,8 +45,9 @@ func Parse(s string) (Amount, error) {
 	return Amount(w*100 + cents), nil
 }
 
-// parseSigned reads what PostgreSQL prints for numeric(20,2), which may be negative (sums).
-func parseSigned(s string) (Amount, error) {
+// ParseSigned reads what PostgreSQL prints for numeric(20,2), which may be
+// negative (sums, a trial balance): Parse with an optional leading minus.
+func ParseSigned(s string) (Amount, error) {
 	if strings.HasPrefix(s, "-") {
 		a, err := Parse(s[1:])
 		return -a, err
@@ -160,7 +161,7 @@ func (a *Amount) Scan(src any) error {
 }
 
 func (a *Amount) scanText(s string) error {
-	v, err := parseSigned(s)
+	v, err := ParseSigned(s)
 	if err != nil {
 		return fmt.Errorf("money: bad numeric %q", s)
 	}
