@@ -36,6 +36,14 @@ func (a *app) embeddedOnly() (config.Config, error) {
 	return cfg, nil
 }
 
+// checkpoint writes a signed checkpoint of the audit chain's head into
+// anchor_dir (nothing when the newest one there holds it already): every
+// base backup starts with one.
+func (e *env) checkpoint(ctx context.Context) error {
+	_, _, err := e.svc.WriteAnchor(ctx, e.cfg.AnchorDir)
+	return err
+}
+
 // backupSource is the running embedded cluster, for pg_basebackup.
 func (e *env) backupSource() (backup.Source, error) {
 	dataDir, err := filepath.Abs(e.cfg.DataDir)
@@ -44,7 +52,7 @@ func (e *env) backupSource() (backup.Source, error) {
 	}
 	c := e.cluster
 	return backup.Source{URL: c.URLFor("postgres"), Host: c.SocketDir(), Port: c.Port(), User: c.Superuser(),
-		BinDir: c.BinDir(), DataDir: dataDir}, nil
+		BinDir: c.BinDir(), DataDir: dataDir, AnchorDir: e.cfg.AnchorDir}, nil
 }
 
 // backupListOptions are the options of `meridian backup list` (none of its own).

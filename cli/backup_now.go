@@ -40,7 +40,8 @@ func (a *app) runBackupNow(ctx context.Context, _ *backupNowOptions) error {
 	if err != nil {
 		return err
 	}
-	b, err := backup.Take(ctx, backup.Options{Dir: e.cfg.BackupDir, Source: src, Keep: e.cfg.BackupKeep, Logger: e.log})
+	b, err := backup.Take(ctx, backup.Options{Dir: e.cfg.BackupDir, Source: src, Keep: e.cfg.BackupKeep, Logger: e.log,
+		Checkpoint: e.checkpoint})
 	if err != nil {
 		return err
 	}

@@ -40,8 +40,15 @@ func TestBackupCommands(t *testing.T) {
 	}
 	code, out := run(d, "backup", "now", "-o", "json")
 	var b backup.Backup
-	if code != 0 || json.Unmarshal([]byte(out), &b) != nil || b.Name == "" || !b.JWTSecret {
+	if code != 0 || json.Unmarshal([]byte(out), &b) != nil || b.Name == "" || !b.JWTSecret || b.Anchors != 1 {
 		t.Fatalf("backup now: %d %s", code, out)
+	}
+	// It started with a signed checkpoint of the audit chain's head, kept
+	// in anchor_dir and in the backup.
+	kept, _ := filepath.Glob(filepath.Join(d, "anchors", "anchor-*.json"))
+	inBackup, _ := filepath.Glob(filepath.Join(backups, "base", b.Name, "anchors", "anchor-*.json"))
+	if len(kept) != 1 || len(inBackup) != 1 || filepath.Base(kept[0]) != filepath.Base(inBackup[0]) {
+		t.Fatalf("the backup's checkpoint: anchor_dir %v, backup %v", kept, inBackup)
 	}
 	code, out = run(d, "backup", "list")
 	if code != 0 || !strings.Contains(out, b.Name) || !strings.Contains(out, "WAL archive "+backup.WALDir(backups)) {
@@ -78,6 +85,10 @@ func TestBackupCommands(t *testing.T) {
 	}
 	if code, out = run(restored, "audit-log", "verify"); code != 0 {
 		t.Fatalf("audit-log verify on the restored data dir: %d %s", code, out)
+	}
+	// The backup's checkpoint came with it: the restored chain extends it.
+	if code, out = run(restored, "audit-log", "verify", "--anchors", filepath.Join(restored, "anchors")); code != 0 || !strings.Contains(out, "1 checkpoint") {
+		t.Fatalf("audit-log verify --anchors on the restored data dir: %d %s", code, out)
 	}
 	// Never over a database.
 	if code, out = run(restored, "restore", "--to", "latest"); code != 1 || !strings.Contains(out, "holds a database already") {

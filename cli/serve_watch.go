@@ -26,7 +26,8 @@ func watch(ctx context.Context, e *env, m *server.Metrics, bg *sync.WaitGroup) e
 		if err != nil {
 			return err
 		}
-		sched := backup.NewScheduler(backup.Options{Dir: e.cfg.BackupDir, Source: src, Keep: e.cfg.BackupKeep}, e.cfg.BackupInterval)
+		sched := backup.NewScheduler(backup.Options{Dir: e.cfg.BackupDir, Source: src, Keep: e.cfg.BackupKeep,
+			Checkpoint: e.checkpoint}, e.cfg.BackupInterval)
 		if e.cfg.BackupInterval > 0 {
 			bg.Add(1)
 			go func() { defer bg.Done(); sched.Run(ctx, e.log) }()

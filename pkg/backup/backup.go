@@ -54,6 +54,10 @@ type Source struct {
 	// DataDir is Meridian's data dir: its generated jwt_secret, if any,
 	// goes into every backup.
 	DataDir string
+	// AnchorDir is anchor_dir: its signed checkpoints of the audit chain's
+	// head go into every backup (anchorsDir), so a restored bank can be
+	// checked against them (meridian audit-log verify --anchors).
+	AnchorDir string
 }
 
 // Options configure Take.
@@ -64,6 +68,10 @@ type Options struct {
 	// and the archived WAL only they needed. 0: keep all.
 	Keep   int
 	Logger *slog.Logger
+	// Checkpoint, when set, writes a checkpoint of the audit chain's head
+	// into Source.AnchorDir before the backup starts (the chain in the
+	// backup extends it).
+	Checkpoint func(context.Context) error
 }
 
 // Take takes a base backup of the running cluster into Dir/base, then
@@ -107,6 +115,11 @@ func Take(ctx context.Context, o Options) (*Backup, error) {
 		return nil, errors.New("backup: the server does not archive its WAL (archive_mode is off), so a base backup alone could not be brought forward to any later time; restart it with backup_dir set")
 	}
 
+	if o.Checkpoint != nil {
+		if err := o.Checkpoint(ctx); err != nil {
+			return nil, fmt.Errorf("backup: a checkpoint of the audit chain: %w", err)
+		}
+	}
 	b.Started = time.Now().UTC()
 	b.Name = b.Started.Format("20060102T150405Z")
 	final := filepath.Join(o.Dir, baseDir, b.Name)
@@ -164,6 +177,12 @@ func Take(ctx context.Context, o Options) (*Backup, error) {
 		case !errors.Is(err, fs.ErrNotExist):
 			os.RemoveAll(tmp)
 			return nil, fmt.Errorf("backup: reading the jwt_secret: %w", err)
+		}
+	}
+	if o.Source.AnchorDir != "" {
+		if b.Anchors, err = copyAnchors(o.Source.AnchorDir, filepath.Join(tmp, anchorsDir)); err != nil {
+			os.RemoveAll(tmp)
+			return nil, fmt.Errorf("backup: the audit chain's checkpoints: %w", err)
 		}
 	}
 	if b.Bytes, err = dirSize(tmp); err != nil {
@@ -358,4 +377,22 @@ func copyFile(src, dst string, perm os.FileMode) error {
 		return err
 	}
 	return out.Close()
+}
+
+// copyAnchors copies the checkpoint files (anchor-*.json) of from into to,
+// synced, and returns how many there were (none: to is not made).
+func copyAnchors(from, to string) (int, error) {
+	names, err := filepath.Glob(filepath.Join(from, "anchor-*.json"))
+	if err != nil || len(names) == 0 {
+		return 0, err
+	}
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		return 0, err
+	}
+	for _, n := range names {
+		if err := copyFile(n, filepath.Join(to, filepath.Base(n)), 0o644); err != nil {
+			return 0, err
+		}
+	}
+	return len(names), syncDir(to)
 }

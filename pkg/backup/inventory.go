@@ -40,6 +40,9 @@ type Backup struct {
 	// JWTSecret: the backup holds the data dir's generated jwt_secret, which
 	// sealed the two-factor secrets (without it they cannot be read).
 	JWTSecret bool `json:"jwt_secret"`
+	// Anchors is how many signed checkpoints of the audit chain's head the
+	// backup holds (in anchors/), the newest written as it started.
+	Anchors int `json:"anchors"`
 }
 
 // WAL summarizes the archive in backup_dir/wal.
@@ -79,6 +82,7 @@ const (
 	metaFile   = "meridian-backup.json"
 	partialExt = ".partial"
 	secretFile = "jwt_secret"
+	anchorsDir = "anchors"
 )
 
 // WALDir is where the archive_command of a cluster backing up into dir

@@ -123,6 +123,16 @@ func Restore(ctx context.Context, o RestoreOptions) (*Restored, error) {
 		}
 		copiedSecret = true
 	}
+	// The checkpoints the backup holds, where serve and verify --anchors
+	// look by default (<data_dir>/anchors), unless some are there already.
+	if b.Anchors > 0 {
+		if names, _ := filepath.Glob(filepath.Join(dataDir, anchorsDir, "anchor-*.json")); len(names) == 0 {
+			if _, err := copyAnchors(filepath.Join(src, anchorsDir), filepath.Join(dataDir, anchorsDir)); err != nil {
+				cleanup()
+				return nil, fmt.Errorf("restore: the audit chain's checkpoints: %w", err)
+			}
+		}
+	}
 	res.Unpack = time.Since(start)
 
 	rec, err := pgembed.Recover(ctx, pgembed.RecoverOptions{DataDir: dataDir, BinDir: o.BinDir,
