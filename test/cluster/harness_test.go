@@ -101,7 +101,8 @@ func (c *cluster) script(t *testing.T, args ...string) {
 	}
 }
 
-// meridian runs a command of the binary against dsn (as meridian_app).
+// meridian runs a command of the binary against dsn (as meridian_app, with
+// the owner's URL for what only the owner may do).
 func (c *cluster) meridian(t *testing.T, dsn string, args ...string) {
 	t.Helper()
 	cmd := exec.Command(c.bin, append(args, "--data-dir", filepath.Join(c.dir, "cli"), "--log-level", "warn")...)
@@ -110,7 +111,9 @@ func (c *cluster) meridian(t *testing.T, dsn string, args ...string) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "MERIDIAN_DATABASE_URL="+dsn)
+	// As an operator runs them: the owner's URL beside the runtime role's
+	// (the bulk seed writes what only the owner may: roles, dates).
+	cmd.Env = append(cmd.Env, "MERIDIAN_DATABASE_URL="+dsn, "MERIDIAN_DATABASE_OWNER_URL="+c.env["OWNER_PRIMARY_URL"])
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("meridian %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
