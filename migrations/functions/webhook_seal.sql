@@ -7,6 +7,12 @@
 -- ended), so every event of a later seal committed after every event of an
 -- earlier one, and a reader of "seq > last" never misses one. Run it in its
 -- own transaction at READ COMMITTED (autocommit: SELECT webhook_seal()).
+--
+-- Every instance's dispatcher calls it every second and after every seal
+-- of the audit chain, so it never waits: when another seal holds the lock
+-- it returns NULL at once (that seal, or the next second's, takes what
+-- this one would have). A seal that finds nothing writes nothing, so an
+-- idle bank writes no WAL for it.
 -- Created by migrations/0026; the dispatcher of serve runs it
 -- (pkg/bank/webhooks.go).
 --
@@ -27,7 +33,9 @@ BEGIN
     IF current_setting('transaction_isolation') <> 'read committed' THEN
         RAISE EXCEPTION 'webhook_seal must run at READ COMMITTED, not %', current_setting('transaction_isolation');
     END IF;
-    PERFORM pg_advisory_xact_lock(7422003);
+    IF NOT pg_try_advisory_xact_lock(7422003) THEN
+        RETURN NULL;
+    END IF;
     SELECT * INTO STRICT st FROM webhook_sealer WHERE id = 1;
     -- One statement reads the events and the xmin of its own snapshot.
     SELECT pg_snapshot_xmin(pg_current_snapshot()), array_agg(e.id ORDER BY e.id)
@@ -36,11 +44,13 @@ BEGIN
      WHERE e.txid >= st.horizon
        AND NOT EXISTS (SELECT 1 FROM webhook_feed f WHERE f.event_id = e.id);
     base := greatest(st.seq, coalesce((SELECT max(f.seq) FROM webhook_feed f), 0));
-    IF ids IS NOT NULL THEN
-        INSERT INTO webhook_feed (seq, event_id, user_id)
-        SELECT base + u.o, u.id, e.user_id
-          FROM unnest(ids) WITH ORDINALITY AS u(id, o) JOIN webhook_events e ON e.id = u.id;
+    IF ids IS NULL THEN
+        -- Nothing new: the horizon left behind only widens the next scan.
+        RETURN base;
     END IF;
+    INSERT INTO webhook_feed (seq, event_id, user_id)
+    SELECT base + u.o, u.id, e.user_id
+      FROM unnest(ids) WITH ORDINALITY AS u(id, o) JOIN webhook_events e ON e.id = u.id;
     UPDATE webhook_sealer SET horizon = greatest(st.horizon, seen_to), seq = base + coalesce(cardinality(ids), 0) WHERE id = 1;
     RETURN base + coalesce(cardinality(ids), 0);
 END $$;

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -255,10 +256,23 @@ func (s *Service) CreateWebhook(ctx context.Context, a Actor, in WebhookInput) (
 	if err != nil {
 		return Webhook{}, errs.Wrap(err, "webhook secret")
 	}
-	// Events sealed until now happened before the endpoint.
+	// Events sealed until now happened before the endpoint. webhook_seal
+	// answers NULL while another seal runs (it never waits): ask again.
 	var head int64
-	if err := s.db.GetContext(ctx, &head, `SELECT webhook_seal()`); err != nil {
-		return Webhook{}, errs.Wrap(err, "seal webhook events")
+	for {
+		var h sql.NullInt64
+		if err := s.db.GetContext(ctx, &h, `SELECT webhook_seal()`); err != nil {
+			return Webhook{}, errs.Wrap(err, "seal webhook events")
+		}
+		if h.Valid {
+			head = h.Int64
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return Webhook{}, errs.Wrap(ctx.Err(), "seal webhook events")
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 	w := Webhook{URL: u, Events: events, Status: "active", Secret: secret}
 	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
