@@ -77,12 +77,16 @@ CREATE TABLE webhook_redeliveries (
 CREATE FUNCTION webhook_events_from_transactions() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
+    -- The rows of users with an endpoint first (most batches have none),
+    -- then their accounts.
+    WITH n AS MATERIALIZED (
+        SELECT * FROM new_rows r
+        WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = r.user_id AND w.deleted_at IS NULL))
     INSERT INTO webhook_events (user_id, type, data)
     SELECT n.user_id, 'transaction.created', jsonb_build_object(
         'id', n.id, 'transaction_date', n.created_at, 'transaction_type', n.transaction_type, 'amount', n.amount,
         'currency', fa.currency, 'account_id', fa.account_number, 'to_account_id', ta.account_number, 'description', n.description)
-    FROM new_rows n JOIN accounts fa ON fa.id = n.from_account_id JOIN accounts ta ON ta.id = n.to_account_id
-    WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = n.user_id AND w.deleted_at IS NULL)
+    FROM n JOIN accounts fa ON fa.id = n.from_account_id JOIN accounts ta ON ta.id = n.to_account_id
     ORDER BY n.id;
     RETURN NULL;
 END $$;

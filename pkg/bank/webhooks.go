@@ -102,6 +102,9 @@ type webhooks struct {
 	box    sealBox
 	client *http.Client
 	poke   chan struct{}
+	// recheck: an endpoint was made here; the dispatcher asks again at once
+	// whether any exists.
+	recheck atomic.Bool
 	// What this process's dispatcher did, for /metrics.
 	delivered, failed, markedFailing atomic.Int64
 }
@@ -299,6 +302,10 @@ func (s *Service) CreateWebhook(ctx context.Context, a Actor, in WebhookInput) (
 		return audit(ctx, tx, a, AuditEntry{Action: "WEBHOOK_CREATE", Table: "webhooks",
 			Description: fmt.Sprintf("Registered webhook %d for %s", w.ID, strings.Join(events, ", "))})
 	})
+	if err == nil {
+		s.hooks.recheck.Store(true)
+		s.pokeWebhooks()
+	}
 	return w, err
 }
 
@@ -462,8 +469,22 @@ func (s *Service) RunWebhooks(ctx context.Context, interval time.Duration, log *
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	var failing outage
+	// Whether any endpoint exists, asked at most once an interval: with
+	// none, no event is written (the triggers write only for users with
+	// one), and the pokes of every seal cost no query. An endpoint made on
+	// this instance wakes the dispatcher at once; one made on another is
+	// seen within interval.
+	var any bool
+	var asked time.Time
 	for {
-		failing.report(ctx, log, s.DeliverWebhooks(ctx), "delivering webhooks")
+		if time.Since(asked) >= interval || s.hooks.recheck.Swap(false) {
+			err := s.db.GetContext(ctx, &any, `SELECT EXISTS (SELECT 1 FROM webhooks WHERE deleted_at IS NULL)`)
+			asked = time.Now()
+			any = any || err != nil // a failing database is reported by DeliverWebhooks
+		}
+		if any {
+			failing.report(ctx, log, s.DeliverWebhooks(ctx), "delivering webhooks")
+		}
 		select {
 		case <-ctx.Done():
 			return
