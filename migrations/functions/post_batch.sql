@@ -167,6 +167,8 @@ DECLARE
     -- One entry's legs: account (index), signed amount, from and to (indexes).
     g_acct int[];
     g_delta numeric[];
+    g_net numeric;
+    jj int;
     g_from int[];
     g_to int[];
     g_ok boolean;
@@ -584,11 +586,20 @@ BEGIN
 
         -- Funds: no customer's balance goes below zero (the CHECK on
         -- accounts stays the backstop). The bank's carry any sign.
+        -- (Plain PL/pgSQL arithmetic over the two to four legs: no query per
+        -- leg, which cost a batch of transfers a third of its time.)
         g_ok := true;
         FOR j IN 1 .. cardinality(g_acct) LOOP
-            IF a_cnum[g_acct[j]] IS NOT NULL AND a_bal[g_acct[j]] + (SELECT coalesce(sum(v.delta), 0)
-                    FROM unnest(g_acct, g_delta) AS v(acct, delta) WHERE v.acct = g_acct[j]) < 0 THEN
-                g_ok := false;
+            IF a_cnum[g_acct[j]] IS NOT NULL THEN
+                g_net := 0;
+                FOR jj IN 1 .. cardinality(g_acct) LOOP
+                    IF g_acct[jj] = g_acct[j] THEN
+                        g_net := g_net + g_delta[jj];
+                    END IF;
+                END LOOP;
+                IF a_bal[g_acct[j]] + g_net < 0 THEN
+                    g_ok := false;
+                END IF;
             END IF;
         END LOOP;
         IF NOT g_ok THEN
