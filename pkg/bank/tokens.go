@@ -159,9 +159,13 @@ func (s *Service) confirmIdentity(ctx context.Context, a Actor, password, code s
 		// A session that passed two-factor sign-in a moment ago stands for
 		// the code (as "sudo mode" does): `meridian login` asks for one
 		// code, signs in with it, then makes its token.
+		// Only a session that began after two-factor sign-in was turned on
+		// passed it (a sign-in then asks for a code): one signed in with the
+		// password alone just before turning it on stands for nothing.
 		var fresh bool
-		if err := s.db.GetContext(ctx, &fresh, `SELECT EXISTS (SELECT 1 FROM auth_tokens
-			WHERE jti = $1::uuid AND kind = 'session' AND issued_at > $2)`, a.TokenID, s.now().Add(-FreshSignIn)); err != nil {
+		if err := s.db.GetContext(ctx, &fresh, `SELECT EXISTS (SELECT 1 FROM auth_tokens t JOIN two_factor f ON f.user_id = t.user_id
+			WHERE t.jti = $1::uuid AND t.kind = 'session' AND t.issued_at > $2 AND t.issued_at > f.enabled_at)`,
+			a.TokenID, s.now().Add(-FreshSignIn)); err != nil {
 			return errs.Wrap(err, "session age")
 		}
 		needCode = !fresh

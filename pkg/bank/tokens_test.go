@@ -120,12 +120,18 @@ func TestAccessTokenNeedsTwoFactorCode(t *testing.T) {
 	s := newService(t)
 	alice := newCustomer(t, s, "Alice Ames")
 	secret, _ := enableTwoFactor(t, s, alice)
+	// Signed in with the password alone a moment ago, then two-factor
+	// sign-in turned on: the fresh session never passed it, so it does not
+	// stand for a code.
+	in0 := TokenInput{Name: "now", Scopes: []string{ScopeAccountsRead}, ExpiresInDays: 7, Password: testPassword}
+	_, err := s.CreateAccessToken(ctx, alice, in0)
+	wantKind(t, err, errs.Invalid, "invalid_input")
 	// The session signed in before two-factor sign-in was on, a minute ago:
 	// it does not stand for a code.
 	later := time.Now().Add(FreshSignIn)
 	s.SetClock(func() time.Time { return later })
 	in := TokenInput{Name: "ci", Scopes: []string{ScopeAccountsRead}, ExpiresInDays: 7, Password: testPassword}
-	_, err := s.CreateAccessToken(ctx, alice, in)
+	_, err = s.CreateAccessToken(ctx, alice, in)
 	wantKind(t, err, errs.Invalid, "invalid_input")
 	in.Code = wrongCodeAt(t, secret, later)
 	_, err = s.CreateAccessToken(ctx, alice, in)
