@@ -129,12 +129,20 @@ func TestRequireTwoFactorForAdminsAPI(t *testing.T) {
 			t.Fatalf("%s: %s", path, r.Body)
 		}
 	}
+	// Nor the live feed.
+	base := e.listen()
+	if _, status, body := dialWSOrigin(t, base, "token="+adm.Token, ""); status != 403 || !strings.Contains(body, "two_factor_required") {
+		t.Fatalf("/ws for an admin without 2FA: %d %s", status, body)
+	}
 	e.want(e.do("GET", "/api/auth/me", adm.Token, nil), 200, "me")
 	e.want(e.do("GET", "/api/auth/2fa", adm.Token, nil), 200, "2fa status")
 	e.want(e.do("GET", "/api/user/accounts", c.Token, nil), 200, "a customer is not concerned")
 
 	secret, _ := e.turnOnTwoFactor(adm)
 	e.want(e.do("GET", "/api/admin/users", adm.Token, nil), 200, "the admin, with 2FA on")
+	if _, status, body := dialWSOrigin(t, base, "token="+adm.Token, ""); status != 101 {
+		t.Fatalf("/ws for the admin with 2FA on: %d %s", status, body)
+	}
 	r := e.want(e.do("POST", "/api/auth/2fa/disable", adm.Token, map[string]any{"password": "password123", "code": totpNext(t, secret)}), 403, "an admin turns it off")
 	if m := r.JSON(t); m["code"] != "two_factor_required" {
 		t.Fatalf("disable: %s", r.Body)

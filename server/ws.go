@@ -458,7 +458,8 @@ var (
 )
 
 // wsUpgrade checks, before the upgrade, the browser's origin (403), the
-// token (401), the user_id (403) and the user's number of connections (429).
+// token (401), the user_id and the two-factor policy (403) and the user's
+// number of connections (429).
 func (s *Server) wsUpgrade(c fiber.Ctx) error {
 	if !websocket.IsWebSocketUpgrade(c) {
 		return errs.E(errs.Invalid, "websocket_required", "This endpoint speaks WebSocket only")
@@ -470,12 +471,17 @@ func (s *Server) wsUpgrade(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if s.hub == nil {
+		return errs.E(errs.Unavailable, "live_off", "Live notifications are off on this server")
+	}
 	a, err := s.svc.AuthenticateLive(c.Context(), token, c.Query("user_id"))
 	if err != nil {
 		return err
 	}
-	if s.hub == nil {
-		return errs.E(errs.Internal, "internal", "live notifications are off")
+	// As every signed-in route (auth): with require_2fa_for_admins, an
+	// administrator without two-factor sign-in gets no live feed either.
+	if err := s.svc.CheckTwoFactorPolicy(a); err != nil {
+		return err
 	}
 	if s.hub.Connections(a.UserID) >= s.wsMaxPerUser {
 		return errTooManySockets
