@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -272,22 +273,37 @@ func Up(ctx context.Context, db *sqlx.DB, n int) ([]int, error) {
 		}
 		done = append(done, next)
 	}
-	return done, applyFunctions(ctx, db, len(all))
+	return done, applyFunctions(ctx, db, all)
 }
 
 // applyFunctions applies the function files whose text the database does
 // not hold yet, in one transaction under the migration lock, once every
-// numbered migration is applied (want of them; after Up with a count that
-// left some pending, nothing).
-func applyFunctions(ctx context.Context, db *sqlx.DB, want int) error {
+// numbered migration of this binary (all) is applied: after Up with a count
+// that left some pending, nothing. A database a newer release migrated
+// (a version past this binary's last) keeps that release's functions: an
+// instance of the release before, restarted during a rolling upgrade, never
+// writes its older bodies over them.
+func applyFunctions(ctx context.Context, db *sqlx.DB, all []Migration) error {
 	fns, err := Functions()
 	if err != nil {
 		return err
 	}
 	return locked(ctx, db, func(tx *sql.Tx) error {
 		have, err := applied(ctx, tx)
-		if err != nil || len(have) < want {
+		if err != nil {
 			return err
+		}
+		last := 0
+		for _, m := range all {
+			if _, ok := have[m.Version]; !ok {
+				return nil
+			}
+			last = max(last, m.Version)
+		}
+		for v := range have {
+			if v > last {
+				return nil
+			}
 		}
 		sums, err := functionSums(ctx, tx)
 		if err != nil {
@@ -533,18 +549,27 @@ func Current(ctx context.Context, db *sqlx.DB) (bool, error) {
 
 // runOutsideTransaction runs a no-transaction migration's statements one by
 // one on a connection of its own. The file's SET lock_timeout is that
-// session's: it is reset before the connection goes back to the pool.
-func runOutsideTransaction(ctx context.Context, db *sqlx.DB, body string) error {
+// session's: it is reset before the connection goes back to the pool, and a
+// connection it could not be reset on (a statement failed, the reset
+// failed) is closed, never pooled with the file's settings.
+func runOutsideTransaction(ctx context.Context, db *sqlx.DB, body string) (err error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
+	defer func() {
+		if err == nil {
+			_, err = conn.ExecContext(ctx, `RESET ALL`)
+		}
+		if err != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn }) // discarded, not pooled
+		}
+		conn.Close()
+	}()
 	for _, st := range SplitStatements(body) {
 		if _, err := conn.ExecContext(ctx, st.Text); err != nil {
 			return err
 		}
 	}
-	_, err = conn.ExecContext(ctx, `RESET lock_timeout`)
-	return err
+	return nil
 }

@@ -195,4 +195,17 @@ func TestFunctionFilesApplyWhenChanged(t *testing.T) {
 	if !after.Equal(before) {
 		t.Fatal("an unchanged function file was applied again")
 	}
+
+	// A newer release migrated the database (a version past this binary's
+	// last) and changed money_text: this binary, restarted during the
+	// rolling upgrade, leaves the newer body alone.
+	conn.MustExec(`CREATE OR REPLACE FUNCTION money_text(amount numeric, currency text) RETURNS text LANGUAGE sql AS $$ SELECT 'newer' $$`)
+	conn.MustExec(`UPDATE schema_functions SET checksum = 'newer' WHERE name = 'money_text'`)
+	conn.MustExec(`INSERT INTO schema_migrations (version, name) VALUES (99999, 'a newer release')`)
+	if _, err := db.Up(ctx, conn, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Get(&got, `SELECT money_text(12.5, 'USD')`); err != nil || got != "newer" {
+		t.Fatalf("the release before wrote its money_text over the newer one: %q %v", got, err)
+	}
 }
