@@ -2,7 +2,9 @@ package bank
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -129,14 +131,19 @@ func reversalResult(out Posted) (ReversalResult, error) {
 }
 
 // reversalAmount is the largest amount a customer's leg of the posting row
-// id belongs to moves, and its currency (for four eyes): 0 when there is
-// no such row.
+// id belongs to moves, in that leg's own currency (for four eyes: the
+// threshold is in the account's currency; an exchange's legs are in two):
+// 0 when there is no such row.
 func (s *Service) reversalAmount(ctx context.Context, id int64) (money.Amount, string, error) {
 	var out struct {
 		Amount   money.Amount `db:"amount"`
 		Currency string       `db:"currency"`
 	}
-	err := s.db.GetContext(ctx, &out, `SELECT coalesce(max(l.amount), 0) AS amount, coalesce(max(a.currency), '') AS currency
-		FROM posting_legs($1) l JOIN accounts a ON a.id = l.account_id AND a.class = 'customer'`, id)
+	err := s.db.GetContext(ctx, &out, `SELECT l.amount, a.currency
+		FROM posting_legs($1) l JOIN accounts a ON a.id = l.account_id AND a.class = 'customer'
+		ORDER BY l.amount DESC LIMIT 1`, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, "", nil
+	}
 	return out.Amount, out.Currency, errs.Wrap(err, "reversal amount")
 }
