@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"crypto/x509"
 	"errors"
@@ -67,7 +68,14 @@ const ownerRole = "meridian_owner"
 // cluster in <data_dir>/postgres (attaching to the one a running serve
 // started, or starting one). With migrate set it brings the schema up to
 // date as the owner. Queries then run as the runtime role.
+//
+// A command that only works against the database refuses --server and
+// MERIDIAN_SERVER (usage, exit 2) rather than act on a database of this
+// machine the operator did not mean.
 func (a *app) open(ctx context.Context, migrate bool) (*env, error) {
+	if server := cmp.Or(a.server, os.Getenv("MERIDIAN_SERVER")); server != "" {
+		return nil, usageError{fmt.Errorf("this command runs against the database, on the server's own machine: it cannot go through %s (--server or MERIDIAN_SERVER)", server)}
+	}
 	return a.openEnv(ctx, migrate, false)
 }
 

@@ -128,6 +128,19 @@ func TestRemoteCommandsMatchLocal(t *testing.T) {
 		same(c.what, c.args, true, onOther)
 	}
 
+	// Commands that only work against the database refuse --server (and
+	// MERIDIAN_SERVER) instead of acting on a database of this machine.
+	for _, args := range [][]string{{"interest", "run"}, {"user", "2fa-reset", "bob@meridian.test"}, {"audit-log", "anchor"}, {"seed"}} {
+		if code, _, stderr := remote(args...); code != 2 || !strings.Contains(stderr, "runs against the database") {
+			t.Errorf("meridian --server %s: exit %d %s", strings.Join(args, " "), code, stderr)
+		}
+	}
+	t.Setenv("MERIDIAN_SERVER", api)
+	if code, _, stderr := other.run("", "interest", "run"); code != 2 || !strings.Contains(stderr, "runs against the database") {
+		t.Errorf("MERIDIAN_SERVER interest run: exit %d %s", code, stderr)
+	}
+	os.Unsetenv("MERIDIAN_SERVER")
+
 	// Four eyes: the operator's deposit over approval_threshold waits; the
 	// operator cannot decide it (nobody is signed in), the administrator
 	// signed in with --server approves it, once.

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -32,9 +31,6 @@ func (a *app) userTwoFactorResetCmd(run runner[userTwoFactorResetOptions]) *cobr
 
 // runUserTwoFactorReset turns the user's two-factor sign-in off and prints them.
 func (a *app) runUserTwoFactorReset(ctx context.Context, o *userTwoFactorResetOptions) error {
-	if a.server != "" {
-		return usageError{fmt.Errorf("user 2fa-reset runs on the server's own machine, against the database; it has no --server")}
-	}
 	e, err := a.open(ctx, true)
 	if err != nil {
 		return err

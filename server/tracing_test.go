@@ -1,8 +1,10 @@
 package server
 
 import (
+	"go.opentelemetry.io/otel/codes"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -161,8 +163,13 @@ func TestTracesRequestOperationSQL(t *testing.T) {
 			}
 		}
 	}
-	// A failing answer marks its span.
-	e.do("GET", "/api/user/accounts/abc", alice.Token, nil)
+	// A refused answer's span records its status (and is no error: only a
+	// 5xx is).
+	r = e.do("GET", "/api/user/accounts/abc", alice.Token, nil)
+	sp := spanNamed(rec.Ended(), "GET /api/user/accounts/:userId")
+	if r.Status < 400 || sp == nil || attr(sp, "http.response.status_code") != strconv.Itoa(r.Status) || sp.Status().Code == codes.Error {
+		t.Errorf("the refused request's span: answer %d, span %v", r.Status, sp)
+	}
 }
 
 // TestUntracedWithoutTracer: with no tracer (the default) the pool is not
