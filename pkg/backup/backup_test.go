@@ -285,6 +285,11 @@ func TestCheckFindsDamage(t *testing.T) {
 	if !strings.Contains(strings.Join(rep.Problems, "\n"), "misses 1 segment(s) after the oldest base backup (first: "+gone+")") {
 		t.Fatalf("a missing segment was not found: %+v", rep.Problems)
 	}
+	// A restore over the gap would stop replaying there: refused.
+	if _, err := Restore(context.Background(), RestoreOptions{BackupDir: backupDir, DataDir: filepath.Join(root, "r2"), Logger: quiet}); err == nil ||
+		!strings.Contains(err.Error(), "misses 1 segment(s) after base backup") {
+		t.Fatalf("a restore over a gap in the archive: %v", err)
+	}
 	// Too old.
 	rep, _ = Check(backupDir, CheckOptions{MaxAge: time.Hour, Now: time.Now().Add(2 * time.Hour)})
 	if !strings.Contains(strings.Join(rep.Problems, "\n"), "is 2h0m0s old") {

@@ -144,7 +144,7 @@ func gaps(walDir string, base Backup) []string {
 	}
 	files, err := os.ReadDir(walDir)
 	if err != nil {
-		return nil
+		return []string{walDir + " (unreadable: " + err.Error() + ")"}
 	}
 	have := map[uint64]bool{}
 	var newest uint64

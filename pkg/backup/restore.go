@@ -88,6 +88,13 @@ func Restore(ctx context.Context, o RestoreOptions) (*Restored, error) {
 		return nil, fmt.Errorf("restore: %w (%s); the oldest finished at %s", ErrNoBackup,
 			o.Target.UTC().Format(time.RFC3339), inv.Backups[0].Finished.Format(time.RFC3339))
 	}
+	// A segment missing after the backup would stop PostgreSQL's replay
+	// there, and it would promote an earlier bank than asked for as if that
+	// were the restore: refuse instead, naming the gap.
+	if missing := gaps(WALDir(o.BackupDir), *b); len(missing) > 0 {
+		return nil, fmt.Errorf("restore: the WAL archive misses %d segment(s) after base backup %s (first: %s), so replay would stop there, before the time asked for; restore from a base backup taken after the gap (meridian backup check --all names the problems)",
+			len(missing), b.Name, missing[0])
+	}
 	res := &Restored{DataDir: dataDir, Backup: *b}
 	if !o.Target.IsZero() {
 		t := o.Target.UTC()
