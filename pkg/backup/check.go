@@ -2,8 +2,10 @@ package backup
 
 import (
 	"archive/tar"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -143,6 +145,9 @@ func gaps(walDir string, base Backup) []string {
 		return []string{base.StartWAL + " (unreadable)"}
 	}
 	files, err := os.ReadDir(walDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // nothing archived yet: the backup holds the WAL it needs
+	}
 	if err != nil {
 		return []string{walDir + " (unreadable: " + err.Error() + ")"}
 	}
